@@ -1,0 +1,161 @@
+// braid: wiring only. Options -> config -> EAL -> engine -> control loop -> shutdown.
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <thread>
+
+#include "common/periodic_tasks.hpp"
+#include "config/config_loader.hpp"
+#include "config/demo_config.hpp"
+#include "engine/eal_args.hpp"
+#include "engine/engine.hpp"
+#include "engine/log.hpp"
+#include "engine/stats_line.hpp"
+#include "options.hpp"
+#include "trace/synthetic_trace.hpp"
+
+namespace {
+
+std::atomic<int> stop_signal{0};
+
+void on_signal(int signal_number) {
+  stop_signal.store(signal_number);
+}
+
+std::uint64_t monotonic_ns() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+}
+
+braid::config::Config load(const braid::app::Options& options) {
+  if (options.config_path.empty()) {
+    return braid::config::parse_config(braid::config::demo_config_text(),
+                                       "built-in demo (config/demo.yaml)");
+  }
+  return braid::config::load_config_file(options.config_path);
+}
+
+std::vector<braid::engine::PortStatsView> port_views(const braid::engine::Engine& engine) {
+  std::vector<braid::engine::PortStatsView> views;
+  for (std::size_t i = 0; i < engine.port_count(); ++i) {
+    views.push_back({engine.port(i).name(), engine.port(i).id(), engine.nic_counters(i)});
+  }
+  return views;
+}
+
+void run(const braid::config::Config& config, const braid::app::Options& options) {
+  braid::engine::Engine engine(config);
+  for (const std::string& note : engine.notes())
+    BRAID_LOG(INFO, "%s\n", note.c_str());
+  std::printf("placement:\n%s", engine.placement_report().c_str());
+  for (std::size_t i = 0; i < engine.port_count(); ++i) {
+    const auto& port = engine.port(i);
+    std::printf("port %s: ethdev %u (%s), socket %d, %u rx / %u tx queues, %u/%u descriptors\n",
+                port.name().c_str(), port.id(), port.driver().c_str(), port.socket(),
+                port.rx_queues(), port.tx_queues(), port.rx_descriptors(), port.tx_descriptors());
+  }
+  engine.start();
+  std::printf("forwarding; Ctrl-C stops\n");
+  std::fflush(stdout);
+
+  const std::uint64_t start_ns = monotonic_ns();
+  braid::PeriodicTasks tasks;
+  const std::uint32_t interval_ms = options.stats_interval_ms.value_or(config.stats.interval_ms);
+  braid::engine::CounterTotals previous = engine.totals();
+  std::uint64_t previous_ns = start_ns;
+  if (interval_ms > 0) {
+    tasks.add("stats", std::uint64_t{interval_ms} * 1'000'000, start_ns, [&](std::uint64_t now) {
+      const braid::engine::CounterTotals current = engine.totals();
+      std::printf("%s\n",
+                  braid::engine::format_stats_line(static_cast<double>(now - start_ns) / 1e9,
+                                                   static_cast<double>(now - previous_ns) / 1e9,
+                                                   current, previous, port_views(engine))
+                      .c_str());
+      std::fflush(stdout);
+      previous = current;
+      previous_ns = now;
+    });
+  }
+  const std::uint64_t end_ns = options.duration_s
+                                   ? start_ns + std::uint64_t{*options.duration_s} * 1'000'000'000
+                                   : UINT64_MAX;
+  while (stop_signal.load() == 0) {
+    const std::uint64_t now = monotonic_ns();
+    if (now >= end_ns) break;
+    const std::uint64_t next = std::min(tasks.run_due(now), end_ns);
+    // Sleep until the next job, but wake at least every 10 ms to notice signals.
+    const std::uint64_t nap_ns = std::min<std::uint64_t>(next > now ? next - now : 0, 10'000'000);
+    std::this_thread::sleep_for(std::chrono::nanoseconds(nap_ns));
+  }
+  if (const int signal_number = stop_signal.load(); signal_number != 0) {
+    std::printf("signal %d: stopping\n", signal_number);
+  }
+  engine.stop();
+  std::printf("%s",
+              braid::engine::format_final_report(engine.totals(), port_views(engine)).c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const braid::app::Options options = braid::app::parse_options(argc, argv);
+  braid::config::Config config;
+  try {
+    config = load(options);
+  } catch (const braid::config::ConfigError& error) {
+    std::fprintf(stderr, "%s\n", error.what());
+    return 1;
+  }
+  if (options.check_only) {
+    std::printf("config %s: valid (%zu ports, %zu workers, %zu cross-connects)\n",
+                config.origin.c_str(), config.ports.size(), config.workers.lcores.size(),
+                config.cross_connects.size());
+    return 0;
+  }
+
+  try {
+    if (config.trace) {
+      const braid::config::TraceConfig& trace = *config.trace;
+      braid::trace::write_trace(trace.path, {.flows = trace.flows,
+                                             .packets = trace.packets,
+                                             .frame_size = trace.frame_size,
+                                             .seed = trace.seed});
+      std::printf("trace %s: %u packets over %u flows\n", trace.path.c_str(), trace.packets,
+                  trace.flows);
+    }
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "braid: %s\n", error.what());
+    return 1;
+  }
+
+  const braid::engine::EalArgs eal =
+      braid::engine::build_eal_args(config, options.eal_args, braid::engine::hugepages_available());
+  for (const std::string& note : eal.notes)
+    std::printf("braid: %s\n", note.c_str());
+  std::vector<char*> eal_argv;
+  for (const std::string& arg : eal.argv)
+    eal_argv.push_back(const_cast<char*>(arg.c_str()));
+  if (rte_eal_init(static_cast<int>(eal_argv.size()), eal_argv.data()) < 0) {
+    std::fprintf(stderr, "braid: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+    return 1;
+  }
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+
+  int status = 0;
+  try {
+    run(config, options);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "braid: %s\n", error.what());
+    status = 1;
+  }
+  rte_eal_cleanup();
+  return status;
+}

@@ -1,0 +1,202 @@
+#include "port/ethdev_port.hpp"
+
+#include <rte_bus.h>
+#include <rte_dev.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+
+#include <cstring>
+
+namespace braid::drivers {
+namespace {
+
+// Toeplitz key whose 16-bit period makes hash(src, dst) == hash(dst, src) (Woo & Park,
+// "Scalable TCP Session Monitoring with Symmetric Receive-side Scaling").
+constexpr std::uint8_t kSymmetricKeyPattern[2] = {0x6d, 0x5a};
+constexpr std::size_t kDefaultRssKeyLength = 40;
+
+struct RssField {
+  const char* name;
+  std::uint64_t functions;
+};
+
+constexpr RssField kRssFields[] = {
+    {"ipv4", RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_FRAG_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_OTHER},
+    {"ipv6", RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_FRAG_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_OTHER},
+    {"tcp", RTE_ETH_RSS_NONFRAG_IPV4_TCP | RTE_ETH_RSS_NONFRAG_IPV6_TCP},
+    {"udp", RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV6_UDP},
+    {"sctp", RTE_ETH_RSS_NONFRAG_IPV4_SCTP | RTE_ETH_RSS_NONFRAG_IPV6_SCTP},
+    {"l2", RTE_ETH_RSS_L2_PAYLOAD},
+    {"ipv6-ex", RTE_ETH_RSS_IPV6_EX | RTE_ETH_RSS_IPV6_TCP_EX | RTE_ETH_RSS_IPV6_UDP_EX},
+};
+
+std::string device_name(const std::string& device) {
+  return device.substr(0, device.find(','));
+}
+
+}  // namespace
+
+EthdevPort::EthdevPort(const config::PortConfig& config) : config_(config) {
+  const std::string name = device_name(config_.device);
+  if (rte_eth_dev_get_port_by_name(name.c_str(), &port_id_) != 0) {
+    const int rc = rte_dev_probe(config_.device.c_str());
+    if (rc < 0) fail("cannot probe device \"" + config_.device + "\"", -rc);
+    if (rte_eth_dev_get_port_by_name(name.c_str(), &port_id_) != 0) {
+      fail("device \"" + config_.device + "\" probed but no ethdev named \"" + name + "\" appeared",
+           ENODEV);
+    }
+    probed_by_us_ = true;
+  }
+  rte_eth_dev_info info{};
+  if (const int rc = rte_eth_dev_info_get(port_id_, &info); rc != 0)
+    fail("cannot read device info", -rc);
+  driver_ = info.driver_name != nullptr ? info.driver_name : "?";
+}
+
+EthdevPort::~EthdevPort() {
+  if (started_) stop();
+  if (probed_by_us_) {
+    rte_eth_dev_close(port_id_);
+    // Best effort at shutdown: a vdev that cannot be removed is released by rte_eal_cleanup.
+    const std::string name = device_name(config_.device);
+    rte_eal_hotplug_remove("vdev", name.c_str());
+  }
+}
+
+void EthdevPort::fail(const std::string& what, int error) const {
+  throw PortError("port \"" + config_.name + "\" (" + config_.device + "): " + what + ": " +
+                  std::strerror(error));
+}
+
+int EthdevPort::socket() const {
+  return rte_eth_dev_socket_id(port_id_);
+}
+
+std::uint64_t EthdevPort::rss_hash_functions(std::uint64_t supported) {
+  std::uint64_t wanted = 0;
+  for (const std::string& field : config_.rss.hash_fields) {
+    for (const RssField& known : kRssFields) {
+      if (field == known.name) wanted |= known.functions;
+    }
+  }
+  const std::uint64_t usable = wanted & supported;
+  if (usable != wanted) {
+    notes_.push_back("RSS: device " + driver_ + " hashes only part of the requested fields " +
+                     "(requested 0x" + std::to_string(wanted) + ", using 0x" +
+                     std::to_string(usable) + ")");
+  }
+  return usable;
+}
+
+void EthdevPort::configure(std::uint16_t tx_queues, rte_mempool* pool) {
+  rte_eth_dev_info info{};
+  if (const int rc = rte_eth_dev_info_get(port_id_, &info); rc != 0)
+    fail("cannot read device info", -rc);
+  tx_queues_ = tx_queues;
+  if (config_.rx_queues > info.max_rx_queues) {
+    fail("rx_queues " + std::to_string(config_.rx_queues) + " exceeds the device maximum " +
+             std::to_string(info.max_rx_queues),
+         EINVAL);
+  }
+  if (tx_queues_ > info.max_tx_queues) {
+    fail("needs " + std::to_string(tx_queues_) + " TX queues (one per worker) but the device has " +
+             std::to_string(info.max_tx_queues) + "; use fewer workers",
+         EINVAL);
+  }
+
+  rte_eth_conf conf{};
+  if (config_.rx_queues > 1) {
+    const std::uint64_t functions = rss_hash_functions(info.flow_type_rss_offloads);
+    if (functions == 0) {
+      fail("rx_queues " + std::to_string(config_.rx_queues) + " needs RSS, which driver " +
+               driver_ + " does not offer for the configured hash fields; use rx_queues: 1",
+           ENOTSUP);
+    }
+    conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+    conf.rx_adv_conf.rss_conf.rss_hf = functions;
+    const std::size_t key_length =
+        info.hash_key_size != 0 ? info.hash_key_size : kDefaultRssKeyLength;
+    switch (config_.rss.key_kind) {
+      case config::RssKey::kDefault:
+        break;  // the PMD's own key
+      case config::RssKey::kSymmetric:
+        rss_key_.resize(key_length);
+        for (std::size_t i = 0; i < key_length; ++i)
+          rss_key_[i] = kSymmetricKeyPattern[i % 2];
+        break;
+      case config::RssKey::kExplicit:
+        if (config_.rss.key.size() != key_length) {
+          fail("rss.key has " + std::to_string(config_.rss.key.size()) + " bytes but " + driver_ +
+                   " takes " + std::to_string(key_length),
+               EINVAL);
+        }
+        rss_key_ = config_.rss.key;
+        break;
+    }
+    if (!rss_key_.empty()) {
+      conf.rx_adv_conf.rss_conf.rss_key = rss_key_.data();
+      conf.rx_adv_conf.rss_conf.rss_key_len = static_cast<std::uint8_t>(rss_key_.size());
+    }
+  }
+  if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE) {
+    conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+  }
+
+  if (const int rc = rte_eth_dev_configure(port_id_, config_.rx_queues, tx_queues_, &conf);
+      rc != 0) {
+    fail("rte_eth_dev_configure failed", -rc);
+  }
+  rx_descriptors_ = config_.rx_descriptors;
+  tx_descriptors_ = config_.tx_descriptors;
+  if (const int rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id_, &rx_descriptors_, &tx_descriptors_);
+      rc != 0) {
+    fail("cannot fit descriptor counts to the device", -rc);
+  }
+  if (rx_descriptors_ != config_.rx_descriptors || tx_descriptors_ != config_.tx_descriptors) {
+    notes_.push_back("descriptors adjusted to the device's limits: rx " +
+                     std::to_string(rx_descriptors_) + ", tx " + std::to_string(tx_descriptors_));
+  }
+  const int socket_id = socket();
+  for (std::uint16_t q = 0; q < config_.rx_queues; ++q) {
+    if (const int rc =
+            rte_eth_rx_queue_setup(port_id_, q, rx_descriptors_, socket_id, nullptr, pool);
+        rc != 0) {
+      fail("cannot set up RX queue " + std::to_string(q), -rc);
+    }
+  }
+  rte_eth_txconf txconf = info.default_txconf;
+  txconf.offloads = conf.txmode.offloads;
+  for (std::uint16_t q = 0; q < tx_queues_; ++q) {
+    if (const int rc = rte_eth_tx_queue_setup(port_id_, q, tx_descriptors_, socket_id, &txconf);
+        rc != 0) {
+      fail("cannot set up TX queue " + std::to_string(q), -rc);
+    }
+  }
+  if (const int rc = rte_eth_dev_set_mtu(port_id_, config_.mtu); rc != 0 && rc != -ENOTSUP) {
+    fail("cannot set MTU " + std::to_string(config_.mtu), -rc);
+  } else if (rc == -ENOTSUP && config_.mtu != RTE_ETHER_MTU) {
+    notes_.push_back("driver " + driver_ + " cannot set the MTU; mtu " +
+                     std::to_string(config_.mtu) + " ignored");
+  }
+}
+
+void EthdevPort::start() {
+  if (const int rc = rte_eth_dev_start(port_id_); rc != 0) fail("cannot start", -rc);
+  started_ = true;
+  // Promiscuous/allmulti are accepted by every PMD braid runs on; -ENOTSUP only means the PMD
+  // always receives everything (rings, null), which is what was asked.
+  const int promisc = config_.promiscuous ? rte_eth_promiscuous_enable(port_id_)
+                                          : rte_eth_promiscuous_disable(port_id_);
+  if (promisc != 0 && promisc != -ENOTSUP) fail("cannot set promiscuous mode", -promisc);
+  const int allmulti = config_.allmulti ? rte_eth_allmulticast_enable(port_id_)
+                                        : rte_eth_allmulticast_disable(port_id_);
+  if (allmulti != 0 && allmulti != -ENOTSUP) fail("cannot set all-multicast mode", -allmulti);
+}
+
+void EthdevPort::stop() {
+  if (!started_) return;
+  rte_eth_dev_stop(port_id_);
+  started_ = false;
+}
+
+}  // namespace braid::drivers

@@ -1,0 +1,87 @@
+// braid's declarative configuration: plain structs, filled from YAML by config_loader and
+// checked by config_validate. Nothing here depends on DPDK, so `braid --check` and the tests can
+// validate a file without starting EAL.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace braid::config {
+
+// Raised for every problem in a config file. The message names the file, the key and what is
+// wrong, e.g. `config: demo.yaml:12: ports[1] "p2": rx_queues must be 1..64, got 0`.
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct EalConfig {
+  std::string file_prefix = "braid";  // unique per process; dpdk-telemetry/dumpcap attach by it
+  std::vector<std::string> args;      // passed to rte_eal_init after braid's own
+  unsigned main_lcore = 0;
+  unsigned no_huge_memory_mb = 512;  // -m used when the machine has no free hugepages
+};
+
+enum class RssKey { kDefault, kSymmetric, kExplicit };
+
+struct RssConfig {
+  std::vector<std::string> hash_fields = {"ipv4", "ipv6", "tcp", "udp"};
+  RssKey key_kind = RssKey::kDefault;
+  std::vector<std::uint8_t> key;  // only for kExplicit (40 or 52 bytes)
+};
+
+struct PortConfig {
+  std::string name;
+  std::string device;  // vdev spec ("net_ring0"), PCI address with devargs, or an existing port
+  std::uint16_t rx_queues = 1;
+  std::uint16_t tx_queues = 0;  // 0: one per worker (the minimum: TX queues are never shared)
+  std::uint16_t rx_descriptors = 1024;
+  std::uint16_t tx_descriptors = 1024;
+  std::uint16_t mtu = 1500;
+  bool promiscuous = true;
+  bool allmulti = false;
+  std::uint32_t extra_mbufs =
+      0;  // mbufs a PMD holds on its own (net_pcap infinite_rx keeps the trace)
+  RssConfig rss;
+};
+
+struct WorkerConfig {
+  std::vector<unsigned> lcores = {1};
+  std::uint16_t burst = 32;
+  std::uint32_t tx_drain_us = 100;  // partial TX bursts leave after at most this long
+};
+
+struct CrossConnect {
+  std::string a;
+  std::string b;
+};
+
+struct StatsConfig {
+  std::uint32_t interval_ms = 1000;  // 0 turns the periodic foreground line off
+};
+
+// A synthetic trace braid writes before it starts its ports (the demo replays it with net_pcap).
+struct TraceConfig {
+  std::string path;
+  std::uint32_t flows = 1024;
+  std::uint32_t packets = 4096;
+  std::uint16_t frame_size = 64;
+  std::uint32_t seed = 1;
+};
+
+struct Config {
+  std::string origin;  // file name, or "built-in demo"
+  EalConfig eal;
+  std::optional<TraceConfig> trace;
+  std::vector<PortConfig> ports;
+  WorkerConfig workers;
+  std::vector<CrossConnect> cross_connects;
+  StatsConfig stats;
+
+  const PortConfig* find_port(std::string_view name) const;
+};
+
+}  // namespace braid::config

@@ -1,0 +1,224 @@
+#include "config/config_loader.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "config/config_validate.hpp"
+#include "config/yaml_reader.hpp"
+
+namespace braid::config {
+namespace {
+
+constexpr std::uint64_t kMaxQueues = 64;
+constexpr std::uint64_t kMinDescriptors = 64;
+constexpr std::uint64_t kMaxDescriptors = 32768;
+constexpr std::uint64_t kMinMtu = 68;  // RFC 791: every IPv4 host handles 68 bytes
+constexpr std::uint64_t kMaxMtu = 9600;
+constexpr std::uint64_t kMaxLcore = 1023;
+
+std::uint8_t hex_digit(char c) {
+  if (c >= '0' && c <= '9') return static_cast<std::uint8_t>(c - '0');
+  if (c >= 'a' && c <= 'f') return static_cast<std::uint8_t>(c - 'a' + 10);
+  if (c >= 'A' && c <= 'F') return static_cast<std::uint8_t>(c - 'A' + 10);
+  return 0xff;
+}
+
+void read_eal(const YamlReader& in, const YAML::Node& node, EalConfig& eal) {
+  in.expect_map(node, "eal", {"file_prefix", "args", "main_lcore", "no_huge_memory_mb"});
+  eal.file_prefix = in.get_string(node, "file_prefix", "eal", eal.file_prefix);
+  eal.main_lcore = static_cast<unsigned>(in.get_uint(node, "main_lcore", "eal", 0, kMaxLcore, 0));
+  eal.no_huge_memory_mb =
+      static_cast<unsigned>(in.get_uint(node, "no_huge_memory_mb", "eal", 64, 1 << 20, 512));
+  if (const YAML::Node args = node["args"]; args.IsDefined()) {
+    in.expect_sequence(args, "eal.args");
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      eal.args.push_back(in.scalar(args[i], "eal.args[" + std::to_string(i) + "]"));
+    }
+  }
+}
+
+void read_rss(const YamlReader& in, const YAML::Node& node, const std::string& where,
+              RssConfig& rss) {
+  in.expect_map(node, where, {"hash", "key"});
+  if (const YAML::Node hash = node["hash"]; hash.IsDefined()) {
+    in.expect_sequence(hash, where + ".hash");
+    rss.hash_fields.clear();
+    for (std::size_t i = 0; i < hash.size(); ++i) {
+      const std::string field_where = where + ".hash[" + std::to_string(i) + "]";
+      std::string field = in.scalar(hash[i], field_where);
+      if (!is_rss_field(field)) {
+        in.fail(hash[i], field_where,
+                "unknown RSS hash field \"" + field + "\" (known: " + rss_field_names() + ")");
+      }
+      rss.hash_fields.push_back(std::move(field));
+    }
+  }
+  const std::string key = in.get_string(node, "key", where, "default");
+  if (key == "default") {
+    rss.key_kind = RssKey::kDefault;
+  } else if (key == "symmetric") {
+    rss.key_kind = RssKey::kSymmetric;
+  } else {
+    rss.key_kind = RssKey::kExplicit;
+    std::string digits;
+    for (char c : key) {
+      if (c != ':' && c != ' ') digits += c;
+    }
+    bool valid = digits.size() % 2 == 0;
+    for (std::size_t i = 0; valid && i < digits.size(); i += 2) {
+      const std::uint8_t high = hex_digit(digits[i]);
+      const std::uint8_t low = hex_digit(digits[i + 1]);
+      valid = high != 0xff && low != 0xff;
+      rss.key.push_back(static_cast<std::uint8_t>(high << 4 | low));
+    }
+    if (!valid || (rss.key.size() != 40 && rss.key.size() != 52)) {
+      in.fail(node["key"], where + ".key",
+              "expected \"default\", \"symmetric\" or a 40- or 52-byte key in hex, got \"" + key +
+                  "\"");
+    }
+  }
+}
+
+PortConfig read_port(const YamlReader& in, const YAML::Node& node, std::size_t index) {
+  std::string where = "ports[" + std::to_string(index) + "]";
+  in.expect_map(node, where,
+                {"name", "device", "rx_queues", "tx_queues", "rx_descriptors", "tx_descriptors",
+                 "mtu", "promiscuous", "allmulti", "extra_mbufs", "rss"});
+  PortConfig port;
+  port.name = in.required_string(node, "name", where);
+  where += " \"" + port.name + "\"";
+  if (!is_valid_name(port.name)) {
+    in.fail(node["name"], where, "names use letters, digits, '-' and '_' (1..32 characters)");
+  }
+  port.device = in.required_string(node, "device", where);
+  port.rx_queues =
+      static_cast<std::uint16_t>(in.get_uint(node, "rx_queues", where, 1, kMaxQueues, 1));
+  port.tx_queues =
+      static_cast<std::uint16_t>(in.get_uint(node, "tx_queues", where, 0, kMaxQueues, 0));
+  port.rx_descriptors = static_cast<std::uint16_t>(
+      in.get_uint(node, "rx_descriptors", where, kMinDescriptors, kMaxDescriptors, 1024));
+  port.tx_descriptors = static_cast<std::uint16_t>(
+      in.get_uint(node, "tx_descriptors", where, kMinDescriptors, kMaxDescriptors, 1024));
+  port.mtu = static_cast<std::uint16_t>(in.get_uint(node, "mtu", where, kMinMtu, kMaxMtu, 1500));
+  port.promiscuous = in.get_bool(node, "promiscuous", where, true);
+  port.allmulti = in.get_bool(node, "allmulti", where, false);
+  port.extra_mbufs =
+      static_cast<std::uint32_t>(in.get_uint(node, "extra_mbufs", where, 0, 1u << 22, 0));
+  if (const YAML::Node rss = node["rss"]; rss.IsDefined())
+    read_rss(in, rss, where + ".rss", port.rss);
+  return port;
+}
+
+void read_workers(const YamlReader& in, const YAML::Node& node, WorkerConfig& workers) {
+  in.expect_map(node, "workers", {"lcores", "burst", "tx_drain_us"});
+  if (const YAML::Node lcores = node["lcores"]; lcores.IsDefined()) {
+    in.expect_sequence(lcores, "workers.lcores");
+    workers.lcores.clear();
+    for (std::size_t i = 0; i < lcores.size(); ++i) {
+      YAML::Node holder;
+      holder["lcore"] = lcores[i];
+      workers.lcores.push_back(static_cast<unsigned>(in.get_uint(
+          holder, "lcore", "workers.lcores[" + std::to_string(i) + "]", 0, kMaxLcore, 0)));
+    }
+  }
+  workers.burst = static_cast<std::uint16_t>(in.get_uint(node, "burst", "workers", 1, 512, 32));
+  workers.tx_drain_us =
+      static_cast<std::uint32_t>(in.get_uint(node, "tx_drain_us", "workers", 1, 1000000, 100));
+}
+
+void read_cross_connects(const YamlReader& in, const YAML::Node& node, Config& config) {
+  in.expect_sequence(node, "cross_connect");
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string where = "cross_connect[" + std::to_string(i) + "]";
+    const YAML::Node pair = node[i];
+    if (!pair.IsSequence() || pair.size() != 2) {
+      in.fail(pair, where, "expected a pair of port names, e.g. [p0, p1]");
+    }
+    config.cross_connects.push_back({in.scalar(pair[0], where), in.scalar(pair[1], where)});
+  }
+}
+
+void read_trace(const YamlReader& in, const YAML::Node& node, Config& config) {
+  in.expect_map(node, "trace", {"path", "flows", "packets", "frame_size", "seed"});
+  TraceConfig trace;
+  trace.path = in.required_string(node, "path", "trace");
+  trace.flows = static_cast<std::uint32_t>(in.get_uint(node, "flows", "trace", 1, 1u << 24, 1024));
+  trace.packets =
+      static_cast<std::uint32_t>(in.get_uint(node, "packets", "trace", 1, 1u << 24, 4096));
+  trace.frame_size =
+      static_cast<std::uint16_t>(in.get_uint(node, "frame_size", "trace", 64, 9018, 64));
+  trace.seed = static_cast<std::uint32_t>(in.get_uint(node, "seed", "trace", 0, UINT32_MAX, 1));
+  config.trace = trace;
+}
+
+// A device string may name the generated trace as {trace}, so the path is written once.
+void expand_trace_path(const YamlReader& in, const YAML::Node& node, const Config& config,
+                       PortConfig& port) {
+  constexpr std::string_view kPlaceholder = "{trace}";
+  const std::size_t at = port.device.find(kPlaceholder);
+  if (at == std::string::npos) return;
+  if (!config.trace) {
+    in.fail(node["device"], "ports \"" + port.name + "\".device",
+            "uses {trace} but the config has no trace section");
+  }
+  port.device.replace(at, kPlaceholder.size(), config.trace->path);
+}
+
+}  // namespace
+
+Config parse_config(std::string_view yaml_text, std::string origin) {
+  YamlReader in(origin);
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml_text));
+  } catch (const YAML::Exception& error) {
+    throw ConfigError("config: " + origin + ":" + std::to_string(error.mark.line + 1) +
+                      ": not valid YAML: " + error.msg);
+  }
+  if (!root.IsDefined() || root.IsNull())
+    throw ConfigError("config: " + origin + ": file is empty");
+  in.expect_map(root, "top level", {"eal", "trace", "ports", "workers", "cross_connect", "stats"});
+
+  Config config;
+  config.origin = origin;
+  if (const YAML::Node eal = root["eal"]; eal.IsDefined()) read_eal(in, eal, config.eal);
+  if (const YAML::Node trace = root["trace"]; trace.IsDefined()) read_trace(in, trace, config);
+  const YAML::Node ports = root["ports"];
+  if (!ports.IsDefined()) in.fail(root, "top level", "missing required key \"ports\"");
+  in.expect_sequence(ports, "ports");
+  for (std::size_t i = 0; i < ports.size(); ++i) {
+    PortConfig port = read_port(in, ports[i], i);
+    expand_trace_path(in, ports[i], config, port);
+    config.ports.push_back(std::move(port));
+  }
+  if (const YAML::Node workers = root["workers"]; workers.IsDefined()) {
+    read_workers(in, workers, config.workers);
+  }
+  if (const YAML::Node cross = root["cross_connect"]; cross.IsDefined()) {
+    read_cross_connects(in, cross, config);
+  }
+  if (const YAML::Node stats = root["stats"]; stats.IsDefined()) {
+    in.expect_map(stats, "stats", {"interval_ms"});
+    config.stats.interval_ms =
+        static_cast<std::uint32_t>(in.get_uint(stats, "interval_ms", "stats", 0, 3600000, 1000));
+  }
+  validate(config);
+  return config;
+}
+
+Config load_config_file(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw ConfigError("config: " + path + ": cannot open file");
+  std::stringstream text;
+  text << file.rdbuf();
+  return parse_config(text.str(), path);
+}
+
+const PortConfig* Config::find_port(std::string_view name) const {
+  for (const PortConfig& port : ports) {
+    if (port.name == name) return &port;
+  }
+  return nullptr;
+}
+
+}  // namespace braid::config

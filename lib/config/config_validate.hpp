@@ -1,0 +1,18 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "config/config.hpp"
+
+namespace braid::config {
+
+// Cross-key checks that a single key's range check cannot see (references between sections,
+// uniqueness, resources shared by threads). Throws ConfigError naming the origin and the key.
+void validate(const Config& config);
+
+bool is_valid_name(std::string_view name);
+bool is_rss_field(std::string_view field);
+std::string rss_field_names();
+
+}  // namespace braid::config

@@ -1,0 +1,96 @@
+#include "config/yaml_reader.hpp"
+
+#include <charconv>
+
+#include "config/config.hpp"
+
+namespace braid::config {
+
+void YamlReader::fail(const YAML::Node& node, std::string_view where, std::string_view what) const {
+  std::string message = "config: " + origin_;
+  if (node.IsDefined() && node.Mark().line >= 0) {
+    message += ":" + std::to_string(node.Mark().line + 1);
+  }
+  message += ": ";
+  message += where;
+  message += ": ";
+  message += what;
+  throw ConfigError(message);
+}
+
+void YamlReader::expect_map(const YAML::Node& map, std::string_view where,
+                            std::initializer_list<std::string_view> allowed) const {
+  if (!map.IsMap()) fail(map, where, "expected a map of settings");
+  for (const auto& entry : map) {
+    const std::string key = entry.first.Scalar();
+    bool known = false;
+    for (std::string_view name : allowed)
+      known = known || name == key;
+    if (known) continue;
+    std::string names;
+    for (std::string_view name : allowed) {
+      if (!names.empty()) names += ", ";
+      names += name;
+    }
+    fail(entry.first, where, "unknown key \"" + key + "\" (known: " + names + ")");
+  }
+}
+
+void YamlReader::expect_sequence(const YAML::Node& node, std::string_view where) const {
+  if (!node.IsSequence()) fail(node, where, "expected a list");
+}
+
+std::string YamlReader::scalar(const YAML::Node& node, std::string_view where) const {
+  if (!node.IsScalar()) fail(node, where, "expected a single value");
+  return node.Scalar();
+}
+
+std::uint64_t YamlReader::get_uint(const YAML::Node& map, std::string_view key,
+                                   std::string_view where, std::uint64_t min, std::uint64_t max,
+                                   std::uint64_t fallback) const {
+  const YAML::Node node = map[std::string(key)];
+  if (!node.IsDefined() || node.IsNull()) return fallback;
+  const std::string path = std::string(where) + "." + std::string(key);
+  const std::string text = scalar(node, path);
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const std::string range = std::to_string(min) + ".." + std::to_string(max);
+  if (error != std::errc{} || end != text.data() + text.size()) {
+    fail(node, path, "expected a whole number " + range + ", got \"" + text + "\"");
+  }
+  if (value < min || value > max) {
+    fail(node, path, "must be " + range + ", got " + text);
+  }
+  return value;
+}
+
+bool YamlReader::get_bool(const YAML::Node& map, std::string_view key, std::string_view where,
+                          bool fallback) const {
+  const YAML::Node node = map[std::string(key)];
+  if (!node.IsDefined() || node.IsNull()) return fallback;
+  const std::string path = std::string(where) + "." + std::string(key);
+  const std::string text = scalar(node, path);
+  if (text == "true" || text == "yes" || text == "on") return true;
+  if (text == "false" || text == "no" || text == "off") return false;
+  fail(node, path, "expected true or false, got \"" + text + "\"");
+}
+
+std::string YamlReader::get_string(const YAML::Node& map, std::string_view key,
+                                   std::string_view where, std::string fallback) const {
+  const YAML::Node node = map[std::string(key)];
+  if (!node.IsDefined() || node.IsNull()) return fallback;
+  return scalar(node, std::string(where) + "." + std::string(key));
+}
+
+std::string YamlReader::required_string(const YAML::Node& map, std::string_view key,
+                                        std::string_view where) const {
+  const YAML::Node node = map[std::string(key)];
+  if (!node.IsDefined() || node.IsNull()) {
+    fail(map, where, "missing required key \"" + std::string(key) + "\"");
+  }
+  std::string value = scalar(node, std::string(where) + "." + std::string(key));
+  if (value.empty()) fail(node, std::string(where) + "." + std::string(key), "must not be empty");
+  return value;
+}
+
+}  // namespace braid::config

@@ -1,0 +1,42 @@
+// Strict, error-rich access to a YAML tree: every value is range-checked where it is read, and
+// every map rejects keys it does not know. Errors carry file, line and key path.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+namespace braid::config {
+
+class YamlReader {
+ public:
+  explicit YamlReader(std::string origin) : origin_(std::move(origin)) {}
+
+  [[noreturn]] void fail(const YAML::Node& node, std::string_view where,
+                         std::string_view what) const;
+
+  // Rejects any key of `map` that is not in `allowed`, naming the ones that are.
+  void expect_map(const YAML::Node& map, std::string_view where,
+                  std::initializer_list<std::string_view> allowed) const;
+  void expect_sequence(const YAML::Node& node, std::string_view where) const;
+
+  std::uint64_t get_uint(const YAML::Node& map, std::string_view key, std::string_view where,
+                         std::uint64_t min, std::uint64_t max, std::uint64_t fallback) const;
+  bool get_bool(const YAML::Node& map, std::string_view key, std::string_view where,
+                bool fallback) const;
+  std::string get_string(const YAML::Node& map, std::string_view key, std::string_view where,
+                         std::string fallback) const;
+  std::string required_string(const YAML::Node& map, std::string_view key,
+                              std::string_view where) const;
+  std::string scalar(const YAML::Node& node, std::string_view where) const;
+
+  const std::string& origin() const { return origin_; }
+
+ private:
+  std::string origin_;
+};
+
+}  // namespace braid::config

@@ -1,0 +1,28 @@
+// Every packet that enters braid is sent or counted under one of these reasons. The names are
+// what the stats line, the console and the metrics (`braid_drops_total{reason=...}`) show.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+namespace braid::engine {
+
+enum class DropReason : std::size_t {
+  kTxFull,   // the egress queue took fewer packets than offered
+  kNoRoute,  // the receiving port has no egress (a queue polled with nothing to forward to)
+  kCount,
+};
+
+inline constexpr std::size_t kDropReasonCount = static_cast<std::size_t>(DropReason::kCount);
+
+inline constexpr std::array<std::string_view, kDropReasonCount> kDropReasonNames = {
+    "tx_full",
+    "no_route",
+};
+
+constexpr std::string_view to_string(DropReason reason) {
+  return kDropReasonNames[static_cast<std::size_t>(reason)];
+}
+
+}  // namespace braid::engine

@@ -1,0 +1,63 @@
+// A worker's pending packets for one (egress port, TX queue). Filled a burst at a time, sent when
+// full or when the drain deadline passes, so partial bursts never wait long. Owned by exactly one
+// worker thread: no locks.
+#pragma once
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include <array>
+#include <cstdint>
+
+#include "engine/counters.hpp"
+
+namespace braid::engine {
+
+inline constexpr std::uint16_t kMaxBurst = 512;
+
+class TxBuffer {
+ public:
+  TxBuffer(std::uint16_t port, std::uint16_t queue, std::uint16_t burst, WorkerCounters& counters)
+      : port_(port), queue_(queue), burst_(burst), counters_(&counters) {}
+
+  std::uint16_t port() const { return port_; }
+  std::uint16_t pending() const { return count_; }
+
+  // Queues `n` packets; sends whenever a full burst is ready.
+  void add(rte_mbuf** packets, std::uint16_t n) {
+    if (count_ == 0 && n == burst_) {
+      send(packets, n);
+      return;
+    }
+    for (std::uint16_t i = 0; i < n; ++i) {
+      buffer_[count_++] = packets[i];
+      if (count_ == burst_) flush();
+    }
+  }
+
+  void flush() {
+    if (count_ == 0) return;
+    const std::uint16_t n = count_;
+    count_ = 0;
+    send(buffer_.data(), n);
+  }
+
+ private:
+  void send(rte_mbuf** packets, std::uint16_t n) {
+    const std::uint16_t sent = rte_eth_tx_burst(port_, queue_, packets, n);
+    counters_->tx_packets[port_].add(sent);
+    if (sent < n) {
+      counters_->drops[static_cast<std::size_t>(DropReason::kTxFull)].add(n - sent);
+      rte_pktmbuf_free_bulk(packets + sent, n - sent);
+    }
+  }
+
+  std::uint16_t port_;
+  std::uint16_t queue_;
+  std::uint16_t burst_;
+  std::uint16_t count_ = 0;
+  WorkerCounters* counters_;
+  std::array<rte_mbuf*, kMaxBurst> buffer_{};
+};
+
+}  // namespace braid::engine

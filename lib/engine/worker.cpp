@@ -1,0 +1,50 @@
+#include "engine/worker.hpp"
+
+#include <rte_cycles.h>
+
+namespace braid::engine {
+
+void Worker::drain() {
+  for (const auto& buffer : tx_buffers)
+    buffer->flush();
+}
+
+void Worker::run() {
+  std::array<rte_mbuf*, kMaxBurst> packets{};
+  std::uint64_t last_drain = rte_rdtsc();
+  while (running->load(std::memory_order_relaxed)) {
+    std::uint64_t received = 0;
+    for (const RxRoute& route : routes) {
+      const std::uint16_t n = rte_eth_rx_burst(route.port, route.queue, packets.data(), burst);
+      if (n == 0) continue;
+      received += n;
+      counters.rx_packets[route.port].add(n);
+      if (route.egress != nullptr) {
+        route.egress->add(packets.data(), n);
+      } else {
+        counters.drops[static_cast<std::size_t>(DropReason::kNoRoute)].add(n);
+        rte_pktmbuf_free_bulk(packets.data(), n);
+      }
+    }
+    const std::uint64_t now = rte_rdtsc();
+    if (now - last_drain >= drain_cycles) {
+      drain();
+      last_drain = now;
+    }
+    std::uint64_t pending = 0;
+    for (const auto& buffer : tx_buffers)
+      pending += buffer->pending();
+    counters.buffered.set(pending);
+    counters.loops.add(1);
+    if (received == 0) counters.idle_loops.add(1);
+  }
+  drain();
+  counters.buffered.set(0);
+}
+
+int worker_main(void* arg) {
+  static_cast<Worker*>(arg)->run();
+  return 0;
+}
+
+}  // namespace braid::engine
