@@ -1,0 +1,254 @@
+#include "lacp/lacp_system.hpp"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "lacp/frame.hpp"
+#include "lacp/machines.hpp"
+
+namespace braid::lacp {
+namespace {
+
+// The machines are evaluated until none moves; more passes than this means a bug, not a need.
+constexpr int kMaxPasses = 32;
+
+void validate(const SystemConfig& system, const std::vector<PortConfig>& ports) {
+  if (system.system_mac == MacAddress{}) {
+    throw std::invalid_argument("lacp: system MAC is 00:00:00:00:00:00; set a unicast MAC");
+  }
+  std::set<std::uint16_t> seen;
+  for (std::size_t index = 0; index < ports.size(); ++index) {
+    const std::uint16_t number = ports[index].port_number;
+    if (number == 0) {
+      throw std::invalid_argument("lacp: port " + std::to_string(index) +
+                                  " has port number 0; LACP port numbers start at 1");
+    }
+    if (!seen.insert(number).second) {
+      throw std::invalid_argument("lacp: port number " + std::to_string(number) +
+                                  " is used twice; give each member a distinct number");
+    }
+  }
+}
+
+}  // namespace
+
+LacpSystem::LacpSystem(const SystemConfig& system, const std::vector<PortConfig>& ports,
+                       TxFunction tx, std::uint64_t now_ns)
+    : system_(system), tx_(std::move(tx)), log_(system.event_log_capacity) {
+  validate(system, ports);
+  last_now_ns_ = now_ns;
+  const MachineContext context{now_ns, log_};
+  ports_.reserve(ports.size());
+  for (const PortConfig& config : ports) {
+    Port& port = ports_.emplace_back(config, system_);
+    receive_begin(port, context);
+    mux_begin(port, context);
+    churn_begin(port, context);
+  }
+  published_.assign(ports_.size(), 0);
+  run(now_ns);
+}
+
+void LacpSystem::on_link(std::size_t index, bool up, std::uint32_t speed_mbps, bool full_duplex,
+                         std::uint64_t now_ns) {
+  Port& port = ports_.at(index);
+  port.port_enabled = up;
+  port.lacp_enabled = up && full_duplex;  // LACP runs on full-duplex links only (6.4.8)
+  if (up) {
+    port.speed_mbps = speed_mbps;
+    port.full_duplex = full_duplex;
+  }
+  admin_changed(port, true);
+  run(now_ns);
+}
+
+void LacpSystem::on_frame(std::size_t index, ByteSpan frame, std::uint64_t now_ns) {
+  Port& port = ports_.at(index);
+  const DecodedFrame decoded = decode_slow_frame(frame);
+  DecodeError error = decoded.error;
+  if (decoded.kind == FrameKind::kLacpdu && decoded.lacpdu.actor.system == system_.system_mac) {
+    error = DecodeError::kLoopback;  // our own LACPDU came back: never aggregate with ourselves
+  }
+  if (error != DecodeError::kNone) {
+    ++port.counters.bad_pdu[static_cast<std::size_t>(error)];
+    ++port.counters.bad_pdu_total;
+    return;
+  }
+  if (decoded.kind == FrameKind::kMarker) {
+    handle_marker(index, decoded.marker, now_ns);
+    return;
+  }
+  const MachineContext context{now_ns, log_};
+  handle_lacpdu(index, decoded.lacpdu, context);
+  run(now_ns);
+}
+
+void LacpSystem::handle_lacpdu(std::size_t index, const Lacpdu& pdu,
+                               const MachineContext& context) {
+  Port& port = ports_[index];
+  ++port.counters.lacpdu_rx;
+  // port_moved (6.4.8): the partner port this disabled port last heard from now talks to
+  // another of our ports, so the disabled port's record of it is stale.
+  for (Port& other : ports_) {
+    if (&other != &port && other.rx_state == RxState::kPortDisabled &&
+        other.partner.system == pdu.actor.system &&
+        other.partner.port_number == pdu.actor.port_number) {
+      other.port_moved = true;
+    }
+  }
+  if (!receive_lacpdu(port, pdu, context)) ++port.counters.lacpdu_rx_ignored;
+}
+
+void LacpSystem::handle_marker(std::size_t index, const MarkerPdu& marker, std::uint64_t now_ns) {
+  Port& port = ports_[index];
+  if (marker.kind == MarkerKind::kResponse) {
+    ++port.counters.marker_response_rx;
+    return;
+  }
+  ++port.counters.marker_rx;
+  if (!port.port_enabled) return;
+  if (now_ns - port.marker_window_start_ns >= kNsPerSecond ||
+      now_ns < port.marker_window_start_ns) {
+    port.marker_window_start_ns = now_ns;
+    port.marker_responses_in_window = 0;
+  }
+  if (port.marker_responses_in_window >= kMaxMarkerResponsesPerSecond) {
+    ++port.counters.marker_response_suppressed;
+    return;
+  }
+  ++port.marker_responses_in_window;
+  ++port.counters.marker_response_tx;
+  send(index, encode_marker(port.config.port_mac, marker_response_for(marker)));
+}
+
+void LacpSystem::tick(std::uint64_t now_ns) {
+  run(now_ns);
+}
+
+void LacpSystem::set_timeout(std::size_t index, LacpTimeout timeout, std::uint64_t now_ns) {
+  ports_.at(index).config.timeout = timeout;
+  admin_changed(ports_[index], false);
+  run(now_ns);
+}
+
+void LacpSystem::set_activity(std::size_t index, LacpActivity activity, std::uint64_t now_ns) {
+  ports_.at(index).config.activity = activity;
+  admin_changed(ports_[index], false);
+  run(now_ns);
+}
+
+void LacpSystem::set_key(std::size_t index, std::optional<std::uint16_t> key,
+                         std::uint64_t now_ns) {
+  ports_.at(index).config.key = key;
+  admin_changed(ports_[index], true);
+  run(now_ns);
+}
+
+void LacpSystem::admin_changed(Port& port, bool key_may_change) {
+  const std::uint16_t old_key = port.actor.key;
+  if (!port.refresh_actor_admin()) return;
+  port.ntt = true;  // the partner must learn the new values (6.4.16)
+  if (key_may_change && port.actor.key != old_key) {
+    port.selected = Selected::kUnselected;  // a new key is a new LAG ID: select again
+  }
+}
+
+void LacpSystem::send(std::size_t index, const SlowFrame& frame) {
+  if (tx_) tx_(index, ByteSpan(frame));
+}
+
+void LacpSystem::run(std::uint64_t now_ns) {
+  last_now_ns_ = now_ns;
+  const MachineContext context{now_ns, log_};
+  for (int pass = 0; pass < kMaxPasses; ++pass) {
+    bool moved = false;
+    for (Port& port : ports_)
+      moved = receive_step(port, context) || moved;
+    moved = selection_.step(ports_, system_, context) || moved;
+    for (Port& port : ports_) {
+      moved = mux_step(port, selection_.ready(ports_, port.aggregator, now_ns), context) || moved;
+    }
+    for (Port& port : ports_)
+      moved = periodic_step(port, context) || moved;
+    for (Port& port : ports_)
+      moved = churn_step(port, context) || moved;
+    if (!moved) break;
+  }
+  for (std::size_t index = 0; index < ports_.size(); ++index) {
+    Port& port = ports_[index];
+    if (auto pdu = transmit_step(port, system_.collector_max_delay, context)) {
+      send(index, encode_lacpdu(port.config.port_mac, *pdu));
+    }
+  }
+  bool changed = false;
+  for (std::size_t index = 0; index < ports_.size(); ++index) {
+    const auto flags = static_cast<std::uint8_t>((ports_[index].collecting ? 1 : 0) |
+                                                 (ports_[index].distributing ? 2 : 0));
+    changed = changed || flags != published_[index];
+    published_[index] = flags;
+  }
+  if (changed) ++generation_;
+}
+
+std::uint64_t LacpSystem::next_deadline_ns() const {
+  std::uint64_t deadline = kNever;
+  auto consider = [&](const Timer& timer) {
+    if (timer.running() && timer.deadline_ns > last_now_ns_) {
+      deadline = std::min(deadline, timer.deadline_ns);
+    }
+  };
+  for (const Port& port : ports_) {
+    if (port.rx_state == RxState::kExpired || port.rx_state == RxState::kCurrent) {
+      consider(port.current_while_timer);
+    }
+    if (port.periodic_state != PeriodicState::kNoPeriodic) consider(port.periodic_timer);
+    if (port.mux_state == MuxState::kWaiting) consider(port.wait_while_timer);
+    if (port.port_enabled && port.actor_churn_state == ChurnState::kChurnMonitor) {
+      consider(port.actor_churn_timer);
+    }
+    if (port.port_enabled && port.partner_churn_state == ChurnState::kChurnMonitor) {
+      consider(port.partner_churn_timer);
+    }
+    const std::uint64_t tx = transmit_deadline(port);
+    if (tx != kNever && tx > last_now_ns_) deadline = std::min(deadline, tx);
+  }
+  return deadline;
+}
+
+SystemSnapshot LacpSystem::snapshot() const {
+  SystemSnapshot out;
+  out.system_priority = system_.system_priority;
+  out.system_mac = system_.system_mac;
+  out.active_aggregator = selection_.active_aggregator();
+  out.generation = generation_;
+  for (const Port& port : ports_) {
+    PortSnapshot snap;
+    snap.port_number = port.config.port_number;
+    snap.port_mac = port.config.port_mac;
+    snap.link_up = port.port_enabled;
+    snap.full_duplex = port.full_duplex;
+    snap.speed_mbps = port.speed_mbps;
+    snap.actor = port.actor;
+    snap.partner = port.partner;
+    snap.actor_state = decode_state(port.actor.state);
+    snap.partner_state = decode_state(port.partner.state);
+    snap.receive_state = to_string(port.rx_state);
+    snap.periodic_state = to_string(port.periodic_state);
+    snap.mux_state = to_string(port.mux_state);
+    snap.selected = to_string(port.selected);
+    snap.actor_churn_state = to_string(port.actor_churn_state, false);
+    snap.partner_churn_state = to_string(port.partner_churn_state, true);
+    snap.aggregator = port.aggregator;
+    snap.collecting = port.collecting;
+    snap.distributing = port.distributing;
+    snap.actor_churn = port.actor_churn;
+    snap.partner_churn = port.partner_churn;
+    snap.counters = port.counters;
+    out.ports.push_back(snap);
+  }
+  return out;
+}
+
+}  // namespace braid::lacp

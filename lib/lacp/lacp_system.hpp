@@ -1,0 +1,85 @@
+// LacpSystem: the LACP engine of one bond. It owns the bond's member ports and runs every
+// 802.1AX-2014 state machine for them. It is single-threaded and has no clock of its own: the
+// control thread passes `now_ns` (a monotonic clock in ns) into every call.
+//
+// The bond drives it with:
+//   on_link()   whenever a member's link state, speed or duplex changes;
+//   on_frame()  for every Slow Protocols frame (ethertype 0x8809) received on a member;
+//   tick()      from the control thread's timer, every 10-100 ms (or at next_deadline_ns());
+//   set_*()     for admin changes at run time.
+// Frames to send come out synchronously through the TxFunction given at construction, called
+// from inside those calls (never re-enter the LacpSystem from it). After each call the bond
+// reads collecting()/distributing() per port; generation() changes whenever any of those flags
+// changed, so the bond republishes its distribution table only then.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "common/bytes.hpp"
+#include "lacp/config.hpp"
+#include "lacp/event_log.hpp"
+#include "lacp/marker.hpp"
+#include "lacp/pdu.hpp"
+#include "lacp/port.hpp"
+#include "lacp/selection.hpp"
+#include "lacp/snapshot.hpp"
+
+namespace braid::lacp {
+
+class LacpSystem {
+ public:
+  // `port` is the index into the PortConfig vector (0-based), not the LACP port number.
+  using TxFunction = std::function<void(std::size_t port, ByteSpan frame)>;
+
+  // Throws std::invalid_argument if a port number is 0 or repeated, or the system MAC is zero.
+  LacpSystem(const SystemConfig& system, const std::vector<PortConfig>& ports, TxFunction tx,
+             std::uint64_t now_ns = 0);
+
+  std::size_t port_count() const { return ports_.size(); }
+
+  void on_link(std::size_t port, bool up, std::uint32_t speed_mbps, bool full_duplex,
+               std::uint64_t now_ns);
+  // Any frame the bond classified as Slow Protocols; invalid ones are counted and dropped.
+  void on_frame(std::size_t port, ByteSpan frame, std::uint64_t now_ns);
+  void tick(std::uint64_t now_ns);
+
+  void set_timeout(std::size_t port, LacpTimeout timeout, std::uint64_t now_ns);
+  void set_activity(std::size_t port, LacpActivity activity, std::uint64_t now_ns);
+  // nullopt: derive the key from the link speed again.
+  void set_key(std::size_t port, std::optional<std::uint16_t> key, std::uint64_t now_ns);
+
+  bool collecting(std::size_t port) const { return ports_.at(port).collecting; }
+  bool distributing(std::size_t port) const { return ports_.at(port).distributing; }
+  std::uint64_t generation() const { return generation_; }
+  // Earliest time at which a timer runs out (kNever if none); tick() then.
+  std::uint64_t next_deadline_ns() const;
+
+  const PortCounters& counters(std::size_t port) const { return ports_.at(port).counters; }
+  const EventLog& event_log() const { return log_; }
+  SystemSnapshot snapshot() const;
+  // For tests and the console; the machines' variables, read-only.
+  const Port& port(std::size_t index) const { return ports_.at(index); }
+  int active_aggregator() const { return selection_.active_aggregator(); }
+
+ private:
+  void run(std::uint64_t now_ns);
+  void handle_lacpdu(std::size_t index, const Lacpdu& pdu, const MachineContext& context);
+  void handle_marker(std::size_t index, const MarkerPdu& marker, std::uint64_t now_ns);
+  void admin_changed(Port& port, bool key_may_change);
+  void send(std::size_t index, const SlowFrame& frame);
+
+  SystemConfig system_;
+  std::vector<Port> ports_;
+  TxFunction tx_;
+  EventLog log_;
+  SelectionLogic selection_;
+  std::vector<std::uint8_t> published_;  // collecting | distributing << 1, per port
+  std::uint64_t generation_ = 0;
+  std::uint64_t last_now_ns_ = 0;
+};
+
+}  // namespace braid::lacp

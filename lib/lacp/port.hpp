@@ -1,0 +1,114 @@
+// Everything one Aggregation Port carries: admin settings, the operational variables of 6.4.7
+// and 6.4.8, the timers of 6.4.10, each machine's current state and the counters.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "lacp/config.hpp"
+#include "lacp/counters.hpp"
+#include "lacp/event_log.hpp"
+#include "lacp/timer.hpp"
+#include "lacp/types.hpp"
+
+namespace braid::lacp {
+
+enum class RxState : std::uint8_t {
+  kInitialize,
+  kPortDisabled,
+  kExpired,
+  kLacpDisabled,
+  kDefaulted,
+  kCurrent
+};
+enum class PeriodicState : std::uint8_t { kNoPeriodic, kFastPeriodic, kSlowPeriodic, kPeriodicTx };
+enum class MuxState : std::uint8_t {
+  kDetached,
+  kWaiting,
+  kAttached,
+  kCollecting,             // independent control only
+  kDistributing,           // independent control only
+  kCollectingDistributing  // coupled control only
+};
+enum class ChurnState : std::uint8_t { kNoChurn, kChurnMonitor, kChurn };
+
+const char* to_string(RxState state);
+const char* to_string(PeriodicState state);
+const char* to_string(MuxState state);
+const char* to_string(Selected selected);
+// NO_ACTOR_CHURN / ACTOR_CHURN_MONITOR / ACTOR_CHURN, or the PARTNER_ forms.
+const char* to_string(ChurnState state, bool partner);
+
+inline constexpr int kNoAggregator = -1;
+
+struct Port {
+  Port(const PortConfig& port_config, const SystemConfig& system_config);
+
+  PortConfig config;
+
+  // Inputs from the link (6.4.7 port_enabled; LACP_Enabled is TRUE on full-duplex links, 6.4.8).
+  bool port_enabled = false;
+  bool lacp_enabled = false;
+  std::uint32_t speed_mbps = 0;
+  bool full_duplex = false;
+
+  // 6.4.7 operational variables. `actor` holds Actor_Port_Number/Priority, Actor_System(_Priority),
+  // Actor_Oper_Port_Key and Actor_Oper_Port_State; `partner` the Partner_Oper_* set.
+  PortInfo actor;
+  PortInfo partner;
+  PortInfo partner_admin;
+  bool ntt = false;
+  bool port_moved = false;
+  bool actor_churn = false;
+  bool partner_churn = false;
+  Selected selected = Selected::kUnselected;
+  int aggregator = kNoAggregator;  // the aggregator selected (6.4.14), index into the system's
+  bool attached = false;           // Attach_Mux_To_Aggregator done
+  bool collecting = false;         // Enable_Collecting done: the bond may accept frames
+  bool distributing = false;       // Enable_Distributing done: the bond may send frames
+
+  // 6.4.10 timers.
+  Timer current_while_timer;
+  Timer periodic_timer;
+  Timer wait_while_timer;
+  Timer actor_churn_timer;
+  Timer partner_churn_timer;
+
+  RxState rx_state = RxState::kInitialize;
+  PeriodicState periodic_state = PeriodicState::kNoPeriodic;
+  MuxState mux_state = MuxState::kDetached;
+  ChurnState actor_churn_state = ChurnState::kChurnMonitor;
+  ChurnState partner_churn_state = ChurnState::kChurnMonitor;
+
+  // Transmit machine: send times of the last kMaxTxPerFastPeriodic LACPDUs (6.4.16).
+  std::array<std::uint64_t, kMaxTxPerFastPeriodic> tx_times_ns{};
+  std::uint64_t tx_count = 0;
+  bool tx_held = false;  // NTT held back by the limit; counted once per hold
+  // Marker Responder rate limit window.
+  std::uint64_t marker_window_start_ns = 0;
+  unsigned marker_responses_in_window = 0;
+
+  PortCounters counters;
+
+  // Ready_N (6.4.8): waiting to attach and the wait_while_timer has run out; ports already past
+  // WAITING count as ready so that a new member does not hold back ones already attached.
+  bool ready_n(std::uint64_t now_ns) const;
+  // The operational key follows an explicit admin key or the link speed.
+  std::uint16_t oper_key() const;
+  // Copies admin settings (activity, timeout, aggregation, key, priorities) into `actor`.
+  // Returns true if anything the partner sees changed.
+  bool refresh_actor_admin();
+  bool partnered() const { return !has_bit(actor.state, state_bit::kDefaulted); }
+};
+
+// Passed to every machine step: the clock and where transitions are logged.
+struct MachineContext {
+  std::uint64_t now_ns = 0;
+  EventLog& log;
+
+  void transition(const Port& port, Machine machine, const char* from, const char* to) const {
+    log.record(Event{now_ns, port.config.port_number, machine, from, to});
+  }
+};
+
+}  // namespace braid::lacp

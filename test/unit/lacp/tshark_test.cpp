@@ -1,0 +1,118 @@
+// Hands the encoded frames to Wireshark's dissectors: an independent check that the fields sit
+// where the standard puts them. Skipped when tshark is not installed.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "golden_frames.hpp"
+#include "lacp/marker.hpp"
+#include "lacp/pdu.hpp"
+#include "pcap_writer.hpp"
+
+namespace braid::lacp {
+namespace {
+
+bool have_tshark() {
+  return std::system("command -v tshark >/dev/null 2>&1") == 0;
+}
+
+std::string run(const std::string& command) {
+  std::string out;
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return out;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr)
+    out += buffer;
+  ::pclose(pipe);
+  return out;
+}
+
+std::vector<std::string> split(const std::string& line, char separator) {
+  std::vector<std::string> fields;
+  std::stringstream stream(line);
+  std::string field;
+  while (std::getline(stream, field, separator))
+    fields.push_back(field);
+  return fields;
+}
+
+class TsharkTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!have_tshark()) GTEST_SKIP() << "tshark not on PATH";
+    std::string pattern = (std::filesystem::temp_directory_path() / "braid-lacp-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  // One line per frame, fields separated by '|'.
+  std::vector<std::vector<std::string>> dissect(const std::string& pcap,
+                                                const std::vector<std::string>& fields) {
+    std::string command = "tshark -r '" + pcap + "' -T fields -E separator='|'";
+    for (const std::string& field : fields)
+      command += " -e " + field;
+    command += " 2>/dev/null";
+    std::vector<std::vector<std::string>> rows;
+    for (const std::string& line : split(run(command), '\n'))
+      rows.push_back(split(line, '|'));
+    return rows;
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(TsharkTest, LacpduFieldsAndStateBitsDissect) {
+  const std::string pcap = (dir_ / "lacp.pcap").string();
+  {
+    test::PcapWriter writer(pcap);
+    ASSERT_TRUE(writer.ok());
+    const SlowFrame frame = encode_lacpdu(golden::kActorPortMac, golden::lacpdu());
+    writer.write(frame, 1'000'000'000);
+  }
+  const auto rows = dissect(
+      pcap,
+      {"lacp.version", "lacp.actor.sys_priority", "lacp.actor.sysid", "lacp.actor.key",
+       "lacp.actor.port_priority", "lacp.actor.port", "lacp.actor.state",
+       "lacp.actor.state.activity", "lacp.actor.state.timeout", "lacp.actor.state.synchronization",
+       "lacp.actor.state.distributing", "lacp.actor.state.defaulted", "lacp.partner.sys_priority",
+       "lacp.partner.sysid", "lacp.partner.key", "lacp.partner.port", "lacp.partner.state",
+       "lacp.partner.state.timeout", "lacp.collector.max_delay"});
+  ASSERT_EQ(rows.size(), 1u);
+  const std::vector<std::string> expected = {
+      "0x01", "32768", "02:00:00:00:00:01", "463", "255", "1",    "0x3f", "1",   "1", "1", "1",
+      "0",    "65535", "02:00:00:00:00:aa", "33",  "2",   "0x3d", "0",    "4660"};
+  EXPECT_EQ(rows[0], expected);
+}
+
+TEST_F(TsharkTest, MarkerResponseDissects) {
+  const std::string pcap = (dir_ / "marker.pcap").string();
+  {
+    test::PcapWriter writer(pcap);
+    ASSERT_TRUE(writer.ok());
+    writer.write(golden::marker_request_frame(), 1'000'000'000);
+    MarkerPdu request;
+    ASSERT_EQ(decode_marker(ByteSpan(golden::marker_request_frame()).subspan(kEthernetHeaderLen),
+                            request),
+              DecodeError::kNone);
+    writer.write(encode_marker(golden::kResponderPortMac, marker_response_for(request)),
+                 1'000'100'000);
+  }
+  // marker.tlvType lists the Marker TLV and then the Terminator TLV.
+  const auto rows = dissect(pcap, {"slow.subtype", "marker.tlvType", "marker.requesterPort",
+                                   "marker.requesterSystem", "marker.requesterTransId", "eth.src"});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"0x02", "0x01,0x00", "7", "00:1b:21:3c:4d:5e",
+                                               "3735928559", "00:1b:21:3c:4d:5f"}));
+  EXPECT_EQ(rows[1], (std::vector<std::string>{"0x02", "0x02,0x00", "7", "00:1b:21:3c:4d:5e",
+                                               "3735928559", "02:00:00:00:01:02"}));
+}
+
+}  // namespace
+}  // namespace braid::lacp
