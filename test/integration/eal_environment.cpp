@@ -1,0 +1,68 @@
+#include "eal_environment.hpp"
+
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <vector>
+
+namespace braid::test {
+
+void EalEnvironment::SetUp() {
+  const std::string prefix = "--file-prefix=braid-it-" + std::to_string(getpid());
+  std::vector<std::string> args = {
+      "integration_test",           "--no-huge", "-m", "512", "--no-pci", "-l", "0,1", prefix,
+      "--log-level=lib.eal:warning"};
+  std::vector<char*> argv;
+  for (std::string& arg : args)
+    argv.push_back(arg.data());
+  ASSERT_GE(rte_eal_init(static_cast<int>(argv.size()), argv.data()), 0) << "EAL init failed";
+}
+
+void EalEnvironment::TearDown() {
+  rte_eal_cleanup();
+}
+
+std::string unique_name(const std::string& stem) {
+  static std::atomic<unsigned> counter{0};
+  return stem + std::to_string(counter.fetch_add(1));
+}
+
+rte_mempool* test_mempool() {
+  static rte_mempool* pool =
+      rte_pktmbuf_pool_create("braid_test_pool", 16383, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+  return pool;
+}
+
+RingPort::RingPort(const std::string& name, unsigned ring_size) : name_(name) {
+  to_port_ = rte_ring_create((name + "_rx").c_str(), ring_size, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+  from_port_ = rte_ring_create((name + "_tx").c_str(), ring_size, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+  if (to_port_ == nullptr || from_port_ == nullptr) throw std::runtime_error("ring create failed");
+  const int id = rte_eth_from_rings(name.c_str(), &to_port_, 1, &from_port_, 1, 0);
+  if (id < 0) throw std::runtime_error("rte_eth_from_rings failed for " + name);
+  port_id_ = static_cast<std::uint16_t>(id);
+  char ethdev_name[RTE_ETH_NAME_MAX_LEN];
+  rte_eth_dev_get_name_by_port(port_id_, ethdev_name);
+  name_ = ethdev_name;  // the ring PMD prefixes the name it was given
+}
+
+RingPort::~RingPort() {
+  rte_eth_dev_close(port_id_);  // the engine stopped it
+  for (rte_ring* ring : {to_port_, from_port_}) {
+    rte_mbuf* leftover = nullptr;
+    while (rte_ring_dequeue(ring, reinterpret_cast<void**>(&leftover)) == 0)
+      rte_pktmbuf_free(leftover);
+    rte_ring_free(ring);
+  }
+}
+
+}  // namespace braid::test
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  ::testing::AddGlobalTestEnvironment(new braid::test::EalEnvironment);
+  return RUN_ALL_TESTS();
+}

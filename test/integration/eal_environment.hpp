@@ -1,0 +1,49 @@
+// One EAL per test process (EAL cannot be re-initialised): a gtest Environment that starts it
+// the way CI machines need it (no hugepages, no PCI, a private file prefix) and the helpers that
+// integration tests share.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include <cstdint>
+#include <string>
+
+namespace braid::test {
+
+class EalEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override;
+  void TearDown() override;
+};
+
+// A pair of rings exposed as one ethdev (rte_eth_from_rings): the test enqueues on `to_port`
+// (the port's RX) and dequeues on `from_port` (the port's TX). Closed and freed on destruction.
+class RingPort {
+ public:
+  RingPort(const std::string& name, unsigned ring_size = 4096);
+  ~RingPort();
+  RingPort(const RingPort&) = delete;
+  RingPort& operator=(const RingPort&) = delete;
+
+  const std::string& name() const { return name_; }
+  std::uint16_t port_id() const { return port_id_; }
+  rte_ring* to_port() { return to_port_; }
+  rte_ring* from_port() { return from_port_; }
+
+ private:
+  std::string name_;
+  rte_ring* to_port_ = nullptr;
+  rte_ring* from_port_ = nullptr;
+  std::uint16_t port_id_ = 0;
+};
+
+// A process-wide mempool for frames the tests inject.
+rte_mempool* test_mempool();
+
+// Unique per process, for names that must not collide (mempools, rings, ports, files).
+std::string unique_name(const std::string& stem);
+
+}  // namespace braid::test
