@@ -65,7 +65,17 @@ class FrameParser {
   explicit FrameParser(FlowKey& key) : key_(key) {}
 
   void run(ByteSpan frame) {
-    key_ = FlowKey{};
+    // Every field starts at zero (hash policies rely on it). Zeroing member by member lets the
+    // compiler use a few vector stores; `key_ = FlowKey{}` became a `rep stos` whose start-up
+    // cost was a third of the parse time of a 64-byte frame.
+    key_.l2 = {};
+    key_.l3 = {};
+    key_.l4 = {};
+    key_.tunnel = {};
+    key_.inner_l2 = {};
+    key_.inner_l3 = {};
+    key_.inner_l4 = {};
+    key_.layers = 0;
     key_.status = from_ethernet(frame, outer_level());
   }
 
