@@ -37,14 +37,18 @@ void enter(Port& port, Churn& churn, ChurnState next, const MachineContext& cont
 
 bool step(Port& port, Churn churn, const MachineContext& context) {
   const ChurnState before = churn.state;
-  // Global transition: BEGIN or !port_enabled restarts monitoring, so the timer starts afresh
-  // at link up.
+  // Global transition: BEGIN or !port_enabled holds the machine in the MONITOR state. Entering
+  // it continuously would restart the timer at every evaluation; braid stops the timer instead
+  // and starts it at the first evaluation with the link up, which is the same instant.
   if (!port.port_enabled) {
-    enter(port, churn, ChurnState::kChurnMonitor, context);
+    if (churn.state != ChurnState::kChurnMonitor)
+      enter(port, churn, ChurnState::kChurnMonitor, context);
+    churn.timer.stop();
     return churn.state != before;
   }
   switch (churn.state) {
     case ChurnState::kChurnMonitor:
+      if (!churn.timer.running()) churn.timer.start(context.now_ns, kChurnDetectionTime);
       if (churn.in_sync) {
         enter(port, churn, ChurnState::kNoChurn, context);
       } else if (churn.timer.expired(context.now_ns)) {

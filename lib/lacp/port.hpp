@@ -63,6 +63,7 @@ struct Port {
   bool partner_churn = false;
   Selected selected = Selected::kUnselected;
   int aggregator = kNoAggregator;  // the aggregator selected (6.4.14), index into the system's
+  bool just_selected = false;      // selection logic bookkeeping, for the event log
   bool attached = false;           // Attach_Mux_To_Aggregator done
   bool collecting = false;         // Enable_Collecting done: the bond may accept frames
   bool distributing = false;       // Enable_Distributing done: the bond may send frames

@@ -72,6 +72,7 @@ void SelectionLogic::assign_aggregators(std::vector<Port>& ports) const {
     }
     port.aggregator = chosen;
     port.selected = Selected::kStandby;  // apply() promotes the active aggregator's ports
+    port.just_selected = true;
   }
 }
 
@@ -79,7 +80,9 @@ int SelectionLogic::choose_active(const std::vector<Port>& ports,
                                   const SystemConfig& system) const {
   std::vector<AggregatorScore> scores(ports.size());
   for (const Port& port : ports) {
-    if (!member(port) || !port.port_enabled) continue;
+    // A port that is UNSELECTED but not yet detached still counts for its aggregator, so that a
+    // member re-selecting (new partner info) does not flip the active aggregator back and forth.
+    if (port.aggregator == kNoAggregator || !port.port_enabled) continue;
     AggregatorScore& score = scores[static_cast<std::size_t>(port.aggregator)];
     score.partnered = score.partnered || port.partnered();
     score.bandwidth_mbps += port.speed_mbps;
@@ -142,10 +145,13 @@ bool SelectionLogic::apply(std::vector<Port>& ports, const SystemConfig& system,
         wanted = Selected::kSelected;
       }
     }
-    if (wanted != port.selected) {
-      context.transition(port, Machine::kSelection, to_string(port.selected), to_string(wanted));
+    if (wanted != port.selected || port.just_selected) {
+      const char* from =
+          port.just_selected ? to_string(Selected::kUnselected) : to_string(port.selected);
+      context.transition(port, Machine::kSelection, from, to_string(wanted));
+      changed = changed || wanted != port.selected;
       port.selected = wanted;
-      changed = true;
+      port.just_selected = false;
     }
   }
   return changed;

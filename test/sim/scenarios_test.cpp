@@ -1,0 +1,448 @@
+// The LACP engine in a simulated network: each scenario scripts links, partners and loss, and
+// checks what a network engineer would check on a real switch, in simulated time.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <initializer_list>
+#include <string>
+
+#include "lacp/marker.hpp"
+#include "report.hpp"
+#include "sim_world.hpp"
+
+namespace braid::lacp::sim {
+namespace {
+
+constexpr std::uint64_t kSecond = kNsPerSecond;
+
+bool all_distributing(LacpSystem& engine) {
+  for (std::size_t port = 0; port < engine.port_count(); ++port) {
+    if (!engine.distributing(port) || !engine.collecting(port)) return false;
+  }
+  return true;
+}
+
+bool none_distributing(LacpSystem& engine) {
+  for (std::size_t port = 0; port < engine.port_count(); ++port) {
+    if (engine.distributing(port) || engine.collecting(port)) return false;
+  }
+  return true;
+}
+
+int distributing_count(LacpSystem& engine) {
+  int count = 0;
+  for (std::size_t port = 0; port < engine.port_count(); ++port)
+    count += engine.distributing(port);
+  return count;
+}
+
+std::string at_time(std::uint64_t ns) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f s", seconds(ns));
+  return text;
+}
+
+// Two systems with `ports` ports each, wired port i to port i, links up at t = 1 s.
+struct Pair {
+  World world;
+  int a = 0;
+  int b = 0;
+  std::vector<int> cables;
+  std::uint64_t link_up_ns = kSecond;
+
+  Pair(int ports, std::vector<PortConfig> a_ports, std::vector<PortConfig> b_ports,
+       const CableSpec& spec = {}, std::uint64_t seed = 1)
+      : world(seed) {
+    a = world.add_engine(system_config(0x0A), a_ports);
+    b = world.add_engine(system_config(0x0B), b_ports);
+    world.run_until(link_up_ns);
+    for (int i = 0; i < ports; ++i) {
+      cables.push_back(
+          world.connect({a, static_cast<std::size_t>(i)}, {b, static_cast<std::size_t>(i)}, spec));
+    }
+  }
+  explicit Pair(int ports) : Pair(ports, port_configs(0x0A, ports), port_configs(0x0B, ports)) {}
+
+  LacpSystem& A() { return world.engine(a); }
+  LacpSystem& B() { return world.engine(b); }
+  std::optional<std::uint64_t> converge(std::uint64_t limit_ns = 20 * kSecond) {
+    return world.run_until_true([&] { return all_distributing(A()) && all_distributing(B()); },
+                                world.now() + limit_ns);
+  }
+};
+
+TEST(LacpSim, ActiveActiveFastConvergesWithinAggregateWaitPlusOneSecond) {
+  Pair pair(2);
+  const auto done = pair.converge();
+  ASSERT_TRUE(done.has_value());
+  const std::uint64_t took = *done - pair.link_up_ns;
+  EXPECT_LE(took, kAggregateWaitTime + kSecond);
+  report("active/active fast", seconds(took), "link up -> all ports Collecting+Distributing");
+  // One aggregator per side, partner recorded as the other system, all sync bits set.
+  EXPECT_EQ(pair.A().port(0).aggregator, pair.A().port(1).aggregator);
+  EXPECT_EQ(pair.A().port(0).partner.system, system_config(0x0B).system_mac);
+  EXPECT_EQ(pair.B().port(1).partner.port_number, 2);
+  EXPECT_TRUE(has_bit(pair.A().port(1).partner.state, state_bit::kSynchronization));
+  // Steady state: fast periodic, about one LACPDU per second per port.
+  const std::uint64_t tx_before = pair.A().counters(0).lacpdu_tx;
+  pair.world.run_until(pair.world.now() + 10 * kSecond);
+  const std::uint64_t sent = pair.A().counters(0).lacpdu_tx - tx_before;
+  EXPECT_GE(sent, 9u);
+  EXPECT_LE(sent, 11u);
+  EXPECT_TRUE(all_distributing(pair.A()));
+}
+
+TEST(LacpSim, ActivePassiveAggregates) {
+  Pair pair(2, port_configs(0x0A, 2), port_configs(0x0B, 2, LacpActivity::kPassive));
+  const auto done = pair.converge();
+  ASSERT_TRUE(done.has_value());
+  const std::uint64_t took = *done - pair.link_up_ns;
+  EXPECT_LE(took, kAggregateWaitTime + kSecond);
+  report("active/passive", seconds(took), "link up -> all ports Collecting+Distributing");
+}
+
+TEST(LacpSim, PassivePassiveDoesNotAggregate) {
+  auto a_ports = port_configs(0x0A, 2, LacpActivity::kPassive);
+  auto b_ports = port_configs(0x0B, 2, LacpActivity::kPassive);
+  for (auto* ports : {&a_ports, &b_ports}) {
+    for (auto& port : *ports)
+      port.fallback = false;
+  }
+  Pair pair(2, a_ports, b_ports);
+  const auto any = pair.world.run_until_true(
+      [&] { return !none_distributing(pair.A()) || !none_distributing(pair.B()); },
+      pair.world.now() + 60 * kSecond);
+  EXPECT_FALSE(any.has_value());
+  EXPECT_EQ(pair.A().counters(0).lacpdu_tx, 0u);  // neither end ever speaks
+  EXPECT_EQ(pair.B().counters(1).lacpdu_tx, 0u);
+  EXPECT_STREQ(pair.A().snapshot().ports[0].receive_state, "DEFAULTED");
+  report("passive/passive (fallback off)", -1, "no LACPDU sent, no port used, 60 s");
+
+  // With the default fallback each side uses one port on its own (active-backup), still no LAG.
+  Pair with_fallback(2, port_configs(0x0A, 2, LacpActivity::kPassive),
+                     port_configs(0x0B, 2, LacpActivity::kPassive));
+  const auto fell_back = with_fallback.world.run_until_true(
+      [&] {
+        return distributing_count(with_fallback.A()) == 1 &&
+               distributing_count(with_fallback.B()) == 1;
+      },
+      with_fallback.world.now() + 20 * kSecond);
+  ASSERT_TRUE(fell_back.has_value());
+  with_fallback.world.run_until(with_fallback.world.now() + 30 * kSecond);
+  EXPECT_EQ(distributing_count(with_fallback.A()), 1);
+  EXPECT_EQ(with_fallback.A().counters(0).lacpdu_tx, 0u);
+  report("passive/passive (fallback on)", seconds(*fell_back - with_fallback.link_up_ns),
+         "link up -> one individual port per side, no LAG");
+}
+
+// Converges, then the partner goes silent; returns the time of its last LACPDU at port 0.
+std::uint64_t converge_then_silence(Pair& pair) {
+  EXPECT_TRUE(pair.converge().has_value());
+  pair.world.run_until(pair.world.now() + 5 * kSecond);
+  pair.world.mute(pair.b, true);
+  const Port& port = pair.A().port(0);
+  const std::uint64_t timeout =
+      has_bit(port.actor.state, state_bit::kTimeout) ? kShortTimeoutTime : kLongTimeoutTime;
+  return port.current_while_timer.deadline_ns - timeout;
+}
+
+void expect_timeout(Pair& pair, std::uint64_t timeout_ns, const std::string& name) {
+  const std::uint64_t last_rx = converge_then_silence(pair);
+  auto rx_state = [&] { return pair.A().port(0).rx_state; };
+  const auto expired = pair.world.run_until_true([&] { return rx_state() == RxState::kExpired; },
+                                                 last_rx + 200 * kSecond);
+  ASSERT_TRUE(expired.has_value());
+  EXPECT_EQ(*expired - last_rx, timeout_ns);
+  const auto defaulted = pair.world.run_until_true(
+      [&] { return rx_state() == RxState::kDefaulted; }, *expired + 10 * kSecond);
+  ASSERT_TRUE(defaulted.has_value());
+  EXPECT_EQ(*defaulted - *expired, kShortTimeoutTime);
+  pair.world.run_until(pair.world.now() + 10 * kSecond);
+  EXPECT_EQ(rx_state(), RxState::kDefaulted);
+  report(name, seconds(*expired - last_rx),
+         "last LACPDU -> EXPIRED; DEFAULTED at " + at_time(*defaulted - last_rx));
+}
+
+TEST(LacpSim, ShortTimeoutExpiresAtThreeSecondsAndEndsDefaulted) {
+  Pair pair(2);
+  expect_timeout(pair, kShortTimeoutTime, "short timeout");
+}
+
+TEST(LacpSim, LongTimeoutExpiresAtNinetySecondsAndEndsDefaulted) {
+  Pair pair(2, port_configs(0x0A, 2, LacpActivity::kActive, LacpTimeout::kLong),
+            port_configs(0x0B, 2));
+  expect_timeout(pair, kLongTimeoutTime, "long timeout");
+}
+
+TEST(LacpSim, PortToADifferentPartnerSystemIsNotAggregated) {
+  World world;
+  const int a = world.add_engine(system_config(0x0A), port_configs(0x0A, 3));
+  const int b = world.add_engine(system_config(0x0B), port_configs(0x0B, 2));
+  const int c = world.add_engine(system_config(0x0C), port_configs(0x0C, 1));
+  world.run_until(kSecond);
+  world.connect({a, 0}, {b, 0});
+  world.connect({a, 1}, {b, 1});
+  world.connect({a, 2}, {c, 0});
+  LacpSystem& A = world.engine(a);
+  const auto done =
+      world.run_until_true([&] { return A.distributing(0) && A.distributing(1); }, 20 * kSecond);
+  ASSERT_TRUE(done.has_value());
+  world.run_until(world.now() + 10 * kSecond);
+  EXPECT_TRUE(A.distributing(0) && A.distributing(1));
+  EXPECT_FALSE(A.distributing(2));
+  EXPECT_NE(A.port(2).aggregator, A.port(0).aggregator);
+  EXPECT_EQ(A.port(2).selected, Selected::kStandby);
+  EXPECT_EQ(A.port(2).partner.system, system_config(0x0C).system_mac);
+  EXPECT_FALSE(world.engine(c).distributing(0));  // C sees us out of sync on that link
+  report("different partner system", seconds(*done - kSecond),
+         "2 ports to B aggregated; port to C kept STANDBY");
+}
+
+TEST(LacpSim, LinkFlapMovesTrafficOffAtOnceAndBack) {
+  Pair pair(2);
+  ASSERT_TRUE(pair.converge().has_value());
+  pair.world.run_until(pair.world.now() + 5 * kSecond);
+  const std::uint64_t down_at = pair.world.now();
+  pair.world.set_link(pair.cables[0], false);
+  EXPECT_FALSE(pair.A().distributing(0));  // same instant: the bond republishes at once
+  EXPECT_TRUE(pair.A().distributing(1));
+  pair.world.run_until(down_at + 500'000'000);
+  pair.world.set_link(pair.cables[0], true);
+  const std::uint64_t up_at = pair.world.now();
+  const auto back = pair.converge();
+  ASSERT_TRUE(back.has_value());
+  EXPECT_LE(*back - up_at, kSecond);
+  report("link flap (0.5 s down)", seconds(*back - up_at),
+         "link up -> port back in Collecting+Distributing; out at 0 s on link down");
+}
+
+TEST(LacpSim, ChurnDetectedAndCleared) {
+  auto b_ports = port_configs(0x0B, 2);
+  b_ports[1].key = 99;  // misconfigured: the second switch port is in another LAG
+  Pair pair(2, port_configs(0x0A, 2), b_ports);
+  LacpSystem& A = pair.A();
+  const auto churn = pair.world.run_until_true(
+      [&] { return A.port(1).actor_churn && A.port(1).partner_churn; }, 120 * kSecond);
+  ASSERT_TRUE(churn.has_value());
+  EXPECT_EQ(*churn - pair.link_up_ns, kChurnDetectionTime);
+  EXPECT_FALSE(A.port(0).actor_churn || A.port(0).partner_churn);
+  EXPECT_TRUE(A.distributing(0));
+  EXPECT_FALSE(A.distributing(1));
+  // The switch's operator fixes the key.
+  const std::uint64_t fixed_at = pair.world.now();
+  pair.B().set_key(1, std::nullopt, fixed_at);
+  const auto cleared = pair.world.run_until_true(
+      [&] { return !A.port(1).actor_churn && !A.port(1).partner_churn; }, fixed_at + 20 * kSecond);
+  ASSERT_TRUE(cleared.has_value());
+  const auto joined = pair.converge();
+  ASSERT_TRUE(joined.has_value());
+  report("churn detected", seconds(*churn - pair.link_up_ns), "link up -> actor+partner churn");
+  report("churn cleared", seconds(*cleared - fixed_at),
+         "key fixed -> churn cleared; aggregated at " + at_time(*joined - fixed_at));
+}
+
+TEST(LacpSim, MarkerRequestAnsweredByteExact) {
+  Pair pair(2);
+  ASSERT_TRUE(pair.converge().has_value());
+  MarkerPdu request;
+  request.requester_port = 2;
+  request.requester_system = system_config(0x0B).system_mac;
+  request.requester_transaction_id = 0x01020304;
+  const MacAddress requester_mac{0x02, 0x00, 0x00, 0x0B, 0x01, 0x02};
+  const SlowFrame frame = encode_marker(requester_mac, request);
+  pair.world.capture(true);
+  const std::uint64_t sent_at = pair.world.now();
+  pair.world.inject({pair.a, 1}, {frame.begin(), frame.end()}, 100'000);
+  pair.world.run_until(sent_at + kSecond);
+  std::optional<Captured> response;
+  for (const Captured& captured : pair.world.captured()) {
+    if (captured.from.engine == pair.a && captured.frame[14] == kMarkerSubtype) {
+      response = captured;
+    }
+  }
+  ASSERT_TRUE(response.has_value());
+  SlowFrame expected = frame;
+  const MacAddress our_mac = pair.A().port(1).config.port_mac;
+  std::copy(our_mac.begin(), our_mac.end(), expected.begin() + 6);
+  expected[16] = kTlvMarkerResponse;
+  EXPECT_EQ(response->frame, std::vector<std::uint8_t>(expected.begin(), expected.end()));
+  EXPECT_EQ(response->from.port, 1u);
+  report("marker request", seconds(response->time_ns - sent_at),
+         "request sent -> byte-exact response sent (0.1 ms wire delay)");
+}
+
+TEST(LacpSim, PartnerStopsSendingThenFallback) {
+  Pair pair(2);
+  const std::uint64_t last_rx = converge_then_silence(pair);
+  const auto stopped = pair.world.run_until_true([&] { return none_distributing(pair.A()); },
+                                                 last_rx + 20 * kSecond);
+  ASSERT_TRUE(stopped.has_value());
+  EXPECT_EQ(*stopped - last_rx, kShortTimeoutTime);
+  const auto fallback = pair.world.run_until_true([&] { return distributing_count(pair.A()) == 1; },
+                                                  last_rx + 30 * kSecond);
+  ASSERT_TRUE(fallback.has_value());
+  report("partner stops sending", seconds(*stopped - last_rx),
+         "last LACPDU -> ports out; one individual port (fallback) at " +
+             at_time(*fallback - last_rx));
+}
+
+TEST(LacpSim, OnePercentLossStillConvergesAndHolds) {
+  CableSpec lossy;
+  lossy.loss_a_to_b = 0.01;
+  lossy.loss_b_to_a = 0.01;
+  Pair pair(4, port_configs(0x0A, 4), port_configs(0x0B, 4), lossy, 4242);
+  const auto done = pair.converge();
+  ASSERT_TRUE(done.has_value());
+  const auto broke = pair.world.run_until_true(
+      [&] { return !all_distributing(pair.A()) || !all_distributing(pair.B()); },
+      pair.world.now() + 300 * kSecond);
+  EXPECT_FALSE(broke.has_value());
+  EXPECT_GT(pair.world.frames_lost(), 0u);
+  report("1% random loss, 4 links", seconds(*done - pair.link_up_ns),
+         "link up -> all 4 ports; then held 300 s (" + std::to_string(pair.world.frames_lost()) +
+             " frames lost)");
+}
+
+TEST(LacpSim, FallbackWhenPartnerNeverAnswers) {
+  World world;
+  const int a = world.add_engine(system_config(0x0A), port_configs(0x0A, 2));
+  const int dumb = world.add_engine(system_config(0x0D), port_configs(0x0D, 2));
+  world.mute(dumb, true);  // a switch port with LACP off: it never answers
+  world.run_until(kSecond);
+  world.connect({a, 0}, {dumb, 0});
+  world.connect({a, 1}, {dumb, 1});
+  LacpSystem& A = world.engine(a);
+  const auto used = world.run_until_true([&] { return distributing_count(A) == 1; }, 30 * kSecond);
+  ASSERT_TRUE(used.has_value());
+  world.run_until(world.now() + 30 * kSecond);
+  EXPECT_EQ(distributing_count(A), 1);  // active-backup, never both
+  EXPECT_STREQ(A.snapshot().ports[0].receive_state, "DEFAULTED");
+  report("fallback, partner never answers", seconds(*used - kSecond),
+         "link up -> one individual port carries traffic");
+
+  World strict;
+  auto ports = port_configs(0x0A, 2);
+  for (auto& port : ports)
+    port.fallback = false;
+  const int s = strict.add_engine(system_config(0x0A), ports);
+  const int d = strict.add_engine(system_config(0x0D), port_configs(0x0D, 2));
+  strict.mute(d, true);
+  strict.connect({s, 0}, {d, 0});
+  strict.connect({s, 1}, {d, 1});
+  EXPECT_FALSE(
+      strict.run_until_true([&] { return !none_distributing(strict.engine(s)); }, 60 * kSecond)
+          .has_value());
+  report("no fallback, partner never answers", -1, "no port used in 60 s (fallback off)");
+}
+
+TEST(LacpSim, PartnerRestartWithNewSystemId) {
+  Pair pair(2);
+  ASSERT_TRUE(pair.converge().has_value());
+  pair.world.run_until(pair.world.now() + 5 * kSecond);
+  pair.world.restart_engine(pair.b, system_config(0x2B), port_configs(0x2B, 2), kSecond);
+  const std::uint64_t up_at = pair.world.now() + kSecond;
+  EXPECT_TRUE(none_distributing(pair.A()));
+  const auto back = pair.converge();
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(pair.A().port(0).partner.system, system_config(0x2B).system_mac);
+  EXPECT_LE(*back - up_at, kAggregateWaitTime + kSecond);
+  report("partner restart, new system id", seconds(*back - up_at),
+         "links up again -> aggregated with the new system");
+}
+
+TEST(LacpSim, CableMovedToAnotherSwitch) {
+  World world;
+  const int a = world.add_engine(system_config(0x0A), port_configs(0x0A, 2));
+  const int b = world.add_engine(system_config(0x0B), port_configs(0x0B, 2));
+  const int c = world.add_engine(system_config(0x0C), port_configs(0x0C, 1));
+  world.connect({a, 0}, {b, 0});
+  const int moving = world.connect({a, 1}, {b, 1});
+  LacpSystem& A = world.engine(a);
+  ASSERT_TRUE(world.run_until_true([&] { return all_distributing(A); }, 20 * kSecond));
+  world.run_until(world.now() + 5 * kSecond);
+  const std::uint64_t moved_at = world.now();
+  world.move_cable(moving, {c, 0}, kSecond);
+  const auto settled = world.run_until_true(
+      [&] {
+        return A.port(1).partner.system == system_config(0x0C).system_mac &&
+               A.port(1).selected == Selected::kStandby;
+      },
+      moved_at + 20 * kSecond);
+  ASSERT_TRUE(settled.has_value());
+  EXPECT_TRUE(A.distributing(0));
+  EXPECT_FALSE(A.distributing(1));
+  EXPECT_EQ(A.counters(0).lacpdu_rx > 0, true);
+  report("cable moved to another switch", seconds(*settled - moved_at - kSecond),
+         "replugged -> port split off (STANDBY), port 1 kept distributing");
+}
+
+TEST(LacpSim, LossBurstsShorterThanTheTimeoutAreRidden) {
+  Pair pair(2);
+  ASSERT_TRUE(pair.converge().has_value());
+  pair.world.run_until(pair.world.now() + 5 * kSecond);
+  for (const int cable : pair.cables)
+    pair.world.set_loss(cable, 1.0, 1.0);
+  const std::uint64_t burst_at = pair.world.now();
+  EXPECT_FALSE(
+      pair.world.run_until_true([&] { return !all_distributing(pair.A()); }, burst_at + 2 * kSecond)
+          .has_value());
+  for (const int cable : pair.cables)
+    pair.world.set_loss(cable, 0.0, 0.0);
+  pair.world.run_until(pair.world.now() + 5 * kSecond);
+  EXPECT_TRUE(all_distributing(pair.A()));
+  // A 6 s burst takes the links out; they come back once frames flow.
+  for (const int cable : pair.cables)
+    pair.world.set_loss(cable, 1.0, 1.0);
+  const std::uint64_t long_burst_at = pair.world.now();
+  pair.world.run_until(long_burst_at + 6 * kSecond);
+  EXPECT_TRUE(none_distributing(pair.A()));
+  for (const int cable : pair.cables)
+    pair.world.set_loss(cable, 0.0, 0.0);
+  const std::uint64_t clear_at = pair.world.now();
+  const auto back = pair.converge();
+  ASSERT_TRUE(back.has_value());
+  report("loss burst 2 s", 0, "ridden out, no port left Collecting+Distributing");
+  report("loss burst 6 s", seconds(*back - clear_at), "burst over -> all ports back");
+}
+
+TEST(LacpSim, IndependentMuxControlConverges) {
+  auto a_ports = port_configs(0x0A, 2);
+  auto b_ports = port_configs(0x0B, 2);
+  for (auto* ports : {&a_ports, &b_ports}) {
+    for (auto& port : *ports)
+      port.mux_mode = MuxMode::kIndependent;
+  }
+  Pair pair(2, a_ports, b_ports);
+  const auto done = pair.converge();
+  ASSERT_TRUE(done.has_value());
+  // One more round trip than coupled control (COLLECTING, then DISTRIBUTING once the partner
+  // says Collecting); that extra LACPDU can be held by the 3-per-second limit (6.4.16) behind
+  // the periodic ones, so allow one more Fast_Periodic_Time.
+  EXPECT_LE(*done - pair.link_up_ns, kAggregateWaitTime + 2 * kSecond);
+  EXPECT_EQ(pair.A().port(0).mux_state, MuxState::kDistributing);
+  report("independent mux control", seconds(*done - pair.link_up_ns),
+         "link up -> COLLECTING then DISTRIBUTING on all ports");
+}
+
+TEST(LacpSim, FastActorWithSlowPartnerLikeDpdkPmd) {
+  // DPDK's bonding PMD advertises Long Timeout and key 33; braid still asks for fast LACPDUs.
+  auto b_ports = port_configs(0x0B, 2, LacpActivity::kActive, LacpTimeout::kLong);
+  for (auto& port : b_ports)
+    port.key = 33;
+  Pair pair(2, port_configs(0x0A, 2), b_ports);
+  const auto done = pair.converge();
+  ASSERT_TRUE(done.has_value());
+  const std::uint64_t b_tx = pair.B().counters(0).lacpdu_tx;
+  const std::uint64_t a_tx = pair.A().counters(0).lacpdu_tx;
+  EXPECT_FALSE(pair.world
+                   .run_until_true([&] { return !all_distributing(pair.A()); },
+                                   pair.world.now() + 200 * kSecond)
+                   .has_value());
+  EXPECT_GE(pair.B().counters(0).lacpdu_tx - b_tx, 190u);  // partner sends fast for us
+  EXPECT_LE(pair.A().counters(0).lacpdu_tx - a_tx, 10u);   // we send slow for it
+  report("fast actor vs slow partner (PMD-like)", seconds(*done - pair.link_up_ns),
+         "link up -> aggregated; held 200 s");
+}
+
+}  // namespace
+}  // namespace braid::lacp::sim
