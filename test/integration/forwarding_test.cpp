@@ -52,6 +52,7 @@ struct Stream {
       if (rte_pktmbuf_alloc_bulk(test_mempool(), burst, want) == 0) {
         for (unsigned i = 0; i < want; ++i) {
           char* data = rte_pktmbuf_append(burst[i], kFrameBytes);
+          ASSERT_NE(data, nullptr);  // a fresh mbuf always has room for 64 bytes
           std::memset(data, 0, kFrameBytes);
           const std::uint64_t sequence = sent + i + 1;
           std::memcpy(data + kSequenceOffset, &sequence, sizeof sequence);
