@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of fuzz_lacp_pdu: valid LACPDUs and Marker PDUs (802.1AX-2014 6.4.2.3,
+6.5.3), built field by field, some of them echoing the fuzz target's own system so that seeds
+reach Synchronization and the Mux machine's later states.
+
+Usage: test/fuzz/lacp/make_corpus.py   (writes test/fuzz/corpus/lacp_pdu/*.bin)
+"""
+import pathlib
+import struct
+
+OUT = pathlib.Path(__file__).resolve().parents[1] / "corpus" / "lacp_pdu"
+SLOW = bytes.fromhex("0180c2000002")
+# The fuzz target's system (fuzz_lacp_pdu.cpp): MAC 02:00:00:00:00:01, priority 32768, ports 1
+# and 2 at 25G full duplex, so key (7 << 1) | 1 = 15, port priority 255.
+OUR_SYSTEM = bytes.fromhex("020000000001")
+THEIR_SYSTEM = bytes.fromhex("0200000000bb")
+ACTIVE, SHORT, AGG, SYNC, COLL, DIST, DEF, EXP = (1 << i for i in range(8))
+
+
+def eth(src):
+    return SLOW + src + struct.pack("!H", 0x8809)
+
+
+def info(tlv_type, prio, system, key, port_prio, port, state):
+    return struct.pack("!BBH", tlv_type, 20, prio) + system + struct.pack(
+        "!HHHB3x", key, port_prio, port, state)
+
+
+def lacpdu(actor, partner, version=1, extra_tlvs=b"", src_port=1):
+    body = struct.pack("!BB", 1, version) + info(1, *actor) + info(2, *partner)
+    body += struct.pack("!BBH12x", 3, 16, 0) + extra_tlvs + b"\x00\x00"
+    body += bytes(max(0, 110 - len(body)))
+    return eth(bytes.fromhex("0200000b01") + bytes([src_port])) + body
+
+
+def marker(tlv_type, port, system, transaction):
+    body = struct.pack("!BBBBH", 2, 1, tlv_type, 16, port) + system
+    body += struct.pack("!IH", transaction, 0) + b"\x00\x00"
+    return eth(bytes.fromhex("0200000b0101")) + body + bytes(110 - len(body))
+
+
+def them(port, state, key=15):
+    return (0x8000, THEIR_SYSTEM, key, 255, port, state)
+
+
+def us(port, state):
+    return (0x8000, OUR_SYSTEM, 15, 255, port, state)
+
+
+NOBODY = (0, bytes(6), 0, 0, 0, 0)
+UP = ACTIVE | SHORT | AGG
+
+seeds = {
+    "lacpdu_first_contact": lacpdu(them(1, UP), NOBODY),
+    "lacpdu_in_sync": lacpdu(them(1, UP | SYNC), us(1, UP | SYNC)),
+    "lacpdu_collecting_distributing": lacpdu(them(1, UP | SYNC | COLL | DIST),
+                                             us(1, UP | SYNC | COLL | DIST)),
+    "lacpdu_both_ports": lacpdu(them(1, UP | SYNC), us(1, UP | SYNC)) +
+    lacpdu(them(2, UP | SYNC), us(2, UP | SYNC), src_port=2) +
+    lacpdu(them(1, UP | SYNC | COLL | DIST), us(1, UP | SYNC | COLL | DIST)) +
+    lacpdu(them(2, UP | SYNC | COLL | DIST), us(2, UP | SYNC | COLL | DIST), src_port=2),
+    "lacpdu_passive_long": lacpdu(them(1, AGG), NOBODY),
+    "lacpdu_individual": lacpdu(them(1, ACTIVE | SYNC), us(1, UP)),
+    "lacpdu_expired_but_distributing": lacpdu(them(1, UP | COLL | DIST | EXP), us(1, UP)),
+    "lacpdu_key_change": lacpdu(them(1, UP | SYNC), us(1, UP | SYNC)) +
+    lacpdu(them(1, UP | SYNC, key=99), us(1, UP | SYNC)),
+    "lacpdu_version2_tlv": lacpdu(them(1, UP), NOBODY, version=2,
+                                  extra_tlvs=bytes.fromhex("04060080c205")),
+    "lacpdu_loopback": lacpdu(us(1, UP), NOBODY),
+    "marker_information": marker(1, 7, THEIR_SYSTEM, 0xDEADBEEF),
+    "marker_response": marker(2, 1, OUR_SYSTEM, 1),
+}
+
+
+def main():
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, data in seeds.items():
+        assert len(data) % 124 == 0, name
+        (OUT / f"{name}.bin").write_bytes(data)
+    print(f"wrote {len(seeds)} seeds to {OUT}")
+
+
+if __name__ == "__main__":
+    main()
