@@ -178,12 +178,15 @@ void Engine::start() {
   }
 }
 
+void Engine::pause() {
+  if (!running()) return;
+  running_.store(false, std::memory_order_release);
+  for (const auto& worker : workers_)
+    rte_eal_wait_lcore(worker->lcore);
+}
+
 void Engine::stop() {
-  if (running()) {
-    running_.store(false, std::memory_order_release);
-    for (const auto& worker : workers_)
-      rte_eal_wait_lcore(worker->lcore);
-  }
+  pause();
   if (ports_started_) {
     for (const auto& port : ports_)
       port->stop();

@@ -33,8 +33,13 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
+  // start(): start ports (first time) and launch the workers. stop(): stop the workers (they
+  // drain their TX buffers first) and the ports. pause()/resume() stop and relaunch only the
+  // workers, for the console's stop/start: links stay up and LACP keeps running.
   void start();
   void stop();
+  void pause();
+  void resume() { start(); }
   bool running() const { return running_.load(std::memory_order_relaxed); }
 
   CounterTotals totals() const;
