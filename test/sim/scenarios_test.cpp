@@ -444,5 +444,58 @@ TEST(LacpSim, FastActorWithSlowPartnerLikeDpdkPmd) {
          "link up -> aggregated; held 200 s");
 }
 
+TEST(LacpSim, MaxActivePortsPutsTheRestInStandby) {
+  World world;
+  SystemConfig limited = system_config(0x0A, 0x1000);  // better System ID: our priorities rule
+  limited.max_active_ports = 2;
+  auto a_ports = port_configs(0x0A, 3);
+  a_ports[0].port_priority = 300;  // lowest preference
+  const int a = world.add_engine(limited, a_ports);
+  const int b = world.add_engine(system_config(0x0B), port_configs(0x0B, 3));
+  world.run_until(kSecond);
+  for (std::size_t i = 0; i < 3; ++i)
+    world.connect({a, i}, {b, i});
+  LacpSystem& A = world.engine(a);
+  LacpSystem& B = world.engine(b);
+  const auto done = world.run_until_true(
+      [&] {
+        return A.distributing(1) && A.distributing(2) && B.distributing(1) && B.distributing(2);
+      },
+      20 * kSecond);
+  ASSERT_TRUE(done.has_value());
+  world.run_until(world.now() + 10 * kSecond);
+  EXPECT_FALSE(A.distributing(0));
+  EXPECT_EQ(A.port(0).selected, Selected::kStandby);
+  EXPECT_FALSE(B.distributing(0));  // B sees us out of sync there
+  // The standby port takes over when an active one fails.
+  world.set_link(1, false);
+  const std::uint64_t failed_at = world.now();
+  const auto took_over =
+      world.run_until_true([&] { return A.distributing(0); }, failed_at + 20 * kSecond);
+  ASSERT_TRUE(took_over.has_value());
+  report("max active ports 2 of 3", seconds(*done - kSecond),
+         "link up -> 2 best ports active; standby took over " + at_time(*took_over - failed_at) +
+             " after a failure");
+}
+
+TEST(LacpSim, BandwidthPolicyPrefersTheFatterAggregator) {
+  World world;
+  SystemConfig config = system_config(0x0A);
+  config.aggregator_select = AggregatorSelect::kBandwidth;
+  const int a = world.add_engine(config, port_configs(0x0A, 3));
+  const int b = world.add_engine(system_config(0x0B), port_configs(0x0B, 1));
+  const int c = world.add_engine(system_config(0x0C), port_configs(0x0C, 2));
+  world.connect({a, 0}, {b, 0});  // B comes up first
+  world.run_until(5 * kSecond);
+  world.connect({a, 1}, {c, 0});
+  world.connect({a, 2}, {c, 1});
+  LacpSystem& A = world.engine(a);
+  const auto moved = world.run_until_true(
+      [&] { return A.distributing(1) && A.distributing(2) && !A.distributing(0); }, 30 * kSecond);
+  ASSERT_TRUE(moved.has_value());
+  report("ad_select=bandwidth", seconds(*moved - 5 * kSecond),
+         "2-link LAG to C replaces 1-link LAG to B");
+}
+
 }  // namespace
 }  // namespace braid::lacp::sim
