@@ -1,0 +1,394 @@
+# shellcheck shell=bash
+# Helpers shared by scripts/hugepages, scripts/bind and scripts/preflight (sourced, not run).
+#
+# Every path under /sys and /proc goes through $SYSFS and $PROCFS so that the tests can point
+# the scripts at fake trees (test/scripts/fixtures/) instead of the real machine. Every change a
+# script makes goes through run_change / write_change, which only print under --dry-run.
+
+SYSFS=${SYSFS:-/sys}
+PROCFS=${PROCFS:-/proc}
+DRY_RUN=${DRY_RUN:-0}
+SCRIPT_NAME=${SCRIPT_NAME:-braid}
+
+die() {
+  echo "$SCRIPT_NAME: $*" >&2
+  exit 1
+}
+
+usage_error() {
+  echo "$SCRIPT_NAME: $* (see --help)" >&2
+  exit 2
+}
+
+note() {
+  echo "$SCRIPT_NAME: $*"
+}
+
+# Runs a command that changes the machine, or prints it under --dry-run.
+run_change() {
+  if ((DRY_RUN)); then
+    echo "would run: $*"
+  else
+    echo "run: $*"
+    "$@"
+  fi
+}
+
+# Writes VALUE into FILE (a sysfs knob or a config file line), or prints it under --dry-run.
+write_change() {
+  local value=$1 file=$2
+  if ((DRY_RUN)); then
+    echo "would write: $value > $file"
+  else
+    echo "write: $value > $file"
+    printf '%s\n' "$value" >"$file"
+  fi
+}
+
+# Creates FILE with the content on stdin, or prints it under --dry-run (content indented).
+install_file_change() {
+  local file=$1 content
+  content=$(cat)
+  if ((DRY_RUN)); then
+    echo "would create: $file"
+    printf '%s\n' "$content" | sed 's/^/    | /'
+  else
+    echo "create: $file"
+    mkdir -p "$(dirname "$file")"
+    printf '%s\n' "$content" >"$file"
+  fi
+}
+
+read_first_line() {
+  local file=$1
+  [[ -r "$file" ]] || return 1
+  local line=""
+  IFS= read -r line <"$file" || [[ -n "$line" ]] || return 1
+  printf '%s\n' "$line"
+}
+
+# Expands a kernel CPU list ("0-3,8,10-11") into one number per line.
+expand_cpu_list() {
+  local list=$1 part first last cpu
+  list=${list//[[:space:]]/}
+  [[ -z "$list" ]] && return 0
+  local IFS=,
+  for part in $list; do
+    if [[ "$part" == *-* ]]; then
+      first=${part%-*}
+      last=${part#*-}
+      last=${last%%:*} # "0-15:2" stride form: the stride is rare; treat as a plain range
+      for ((cpu = first; cpu <= last; cpu++)); do echo "$cpu"; done
+    elif [[ -n "$part" ]]; then
+      echo "$part"
+    fi
+  done
+}
+
+# Folds CPU numbers (one per line on stdin) back into a kernel CPU list ("2-7,10").
+compress_cpu_list() {
+  sort -n -u | awk '
+    function flush() { out = out (out != "" ? "," : "") (start == prev ? start : start "-" prev) }
+    NF == 0 { next }
+    !have { start = prev = $1; have = 1; next }
+    $1 == prev + 1 { prev = $1; next }
+    { flush(); start = prev = $1 }
+    END { if (have) flush(); print out }'
+}
+
+# The NUMA node of a CPU: node membership under devices/system/node, else the CPU's package.
+# Prints nothing when the CPU does not exist in this sysfs.
+cpu_node() {
+  local cpu=$1 node_dir
+  for node_dir in "$SYSFS"/devices/system/node/node[0-9]*; do
+    [[ -e "$node_dir/cpu$cpu" ]] && { echo "${node_dir##*/node}"; return 0; }
+  done
+  local package
+  if package=$(read_first_line "$SYSFS/devices/system/cpu/cpu$cpu/topology/physical_package_id"); then
+    echo "$package"
+    return 0
+  fi
+  [[ -d "$SYSFS/devices/system/cpu/cpu$cpu" ]] && echo 0
+  return 0
+}
+
+# NUMA nodes of this machine (one per line); "0" on a machine without devices/system/node.
+numa_nodes() {
+  local node_dir found=0
+  for node_dir in "$SYSFS"/devices/system/node/node[0-9]*; do
+    [[ -d "$node_dir" ]] || continue
+    echo "${node_dir##*/node}"
+    found=1
+  done
+  ((found)) || echo 0
+}
+
+pci_device_dir() {
+  echo "$SYSFS/bus/pci/devices/$1"
+}
+
+# The NUMA node sysfs reports for a PCI device: empty when the device is absent, -1 when the
+# platform does not say (single-socket machines and some VMs).
+pci_numa_node() {
+  local dir
+  dir=$(pci_device_dir "$1")
+  [[ -d "$dir" ]] || return 0
+  read_first_line "$dir/numa_node" || echo -1
+}
+
+# The kernel driver a PCI device is bound to ("mlx5_core", "vfio-pci", "ice"), or "none".
+pci_driver() {
+  local link
+  link=$(pci_device_dir "$1")/driver
+  if [[ -L "$link" || -e "$link" ]]; then
+    basename "$(readlink "$link")"
+  else
+    echo none
+  fi
+}
+
+pci_vendor() {
+  read_first_line "$(pci_device_dir "$1")/vendor" || echo unknown
+}
+
+pci_device_id() {
+  read_first_line "$(pci_device_dir "$1")/device" || echo unknown
+}
+
+# mlx5 devices (vendor 0x15b3 Mellanox/NVIDIA, or already on mlx5_core) stay on their kernel
+# driver: the mlx5 PMD is bifurcated and drives the NIC through rdma-core (libibverbs/libmlx5).
+pci_is_mlx5() {
+  [[ "$(pci_vendor "$1")" == 0x15b3 || "$(pci_driver "$1")" == mlx5_core ]]
+}
+
+# Kernel network interfaces of a PCI device (present while a kernel driver owns it).
+pci_netdevs() {
+  local dir
+  dir=$(pci_device_dir "$1")/net
+  [[ -d "$dir" ]] || return 0
+  local iface
+  for iface in "$dir"/*; do
+    [[ -e "$iface" ]] && basename "$iface"
+  done
+}
+
+# "3b:00.0" -> "0000:3b:00.0"; anything that is not a PCI address prints nothing.
+normalize_pci_address() {
+  local address=${1,,}
+  if [[ "$address" =~ ^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$ ]]; then
+    echo "$address"
+  elif [[ "$address" =~ ^[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$ ]]; then
+    echo "0000:$address"
+  fi
+}
+
+# Loads the parts of a braid config the deployment scripts need into CONFIG_* variables.
+# Unknown sections (bonds, scheduler, ... as they are added) are ignored on purpose: braid
+# --check is what validates a config; these scripts only read ports, lcores and sizes.
+# Defaults are doc/config.md's.
+# shellcheck disable=SC2034 # the CONFIG_* variables are read by the scripts that source this
+load_config() {
+  local file=$1
+  [[ -r "$file" ]] || die "config $file: cannot read it"
+  command -v python3 >/dev/null || die "python3 is needed to read $file (scripts/deps installs it)"
+  local parsed
+  # shellcheck disable=SC2016 # the Python program is single-quoted on purpose
+  parsed=$(python3 -c '
+import sys, yaml
+path = sys.argv[1]
+try:
+    with open(path) as f:
+        doc = yaml.safe_load(f) or {}
+except Exception as e:
+    sys.exit(f"config {path}: not valid YAML: {e}")
+if not isinstance(doc, dict):
+    sys.exit(f"config {path}: the top level must be a mapping")
+def section(name):
+    value = doc.get(name) or {}
+    if not isinstance(value, dict):
+        sys.exit(f"config {path}: {name} must be a mapping")
+    return value
+eal, workers = section("eal"), section("workers")
+lcores = workers.get("lcores", [1])
+if not isinstance(lcores, list) or not all(isinstance(c, int) for c in lcores):
+    sys.exit(f"config {path}: workers.lcores must be a list of numbers")
+args = [str(a) for a in (eal.get("args") or [])]
+remapped = any(a.startswith(("--lcores", "-c")) or (a.startswith("-l") and "@" in a) for a in args)
+print("main_lcore", int(eal.get("main_lcore", 0)))
+print("file_prefix", eal.get("file_prefix", "braid"))
+print("lcores_remapped", int(remapped))
+print("worker_lcores", *lcores)
+print("burst", int(workers.get("burst", 32)))
+ports = doc.get("ports") or []
+if not isinstance(ports, list):
+    sys.exit(f"config {path}: ports must be a list")
+for i, port in enumerate(ports):
+    if not isinstance(port, dict) or "name" not in port or "device" not in port:
+        sys.exit(f"config {path}: ports[{i}] needs a name and a device")
+    device = str(port["device"]).split(",")[0]
+    tx_queues = int(port.get("tx_queues", 0)) or len(lcores)
+    print("port", port["name"], device, int(port.get("rx_queues", 1)), tx_queues,
+          int(port.get("rx_descriptors", 1024)), int(port.get("tx_descriptors", 1024)),
+          int(port.get("mtu", 1500)), int(port.get("extra_mbufs", 0)))
+' "$file") || exit 1
+
+  CONFIG_FILE=$file
+  CONFIG_PORT_NAMES=() CONFIG_PORT_DEVICES=() CONFIG_PORT_PCI=() CONFIG_PORT_RXQ=()
+  CONFIG_PORT_TXQ=() CONFIG_PORT_RXD=() CONFIG_PORT_TXD=() CONFIG_PORT_MTU=() CONFIG_PORT_EXTRA=()
+  CONFIG_WORKER_LCORES=()
+  local key rest name device rxq txq rxd txd mtu extra
+  while read -r key rest; do
+    case "$key" in
+      main_lcore) CONFIG_MAIN_LCORE=$rest ;;
+      file_prefix) CONFIG_FILE_PREFIX=$rest ;;
+      lcores_remapped) CONFIG_LCORES_REMAPPED=$rest ;;
+      worker_lcores) read -r -a CONFIG_WORKER_LCORES <<<"$rest" ;;
+      burst) CONFIG_BURST=$rest ;;
+      port)
+        read -r name device rxq txq rxd txd mtu extra <<<"$rest"
+        CONFIG_PORT_NAMES+=("$name")
+        CONFIG_PORT_DEVICES+=("$device")
+        CONFIG_PORT_PCI+=("$(normalize_pci_address "$device")")
+        CONFIG_PORT_RXQ+=("$rxq") CONFIG_PORT_TXQ+=("$txq")
+        CONFIG_PORT_RXD+=("$rxd") CONFIG_PORT_TXD+=("$txd")
+        CONFIG_PORT_MTU+=("$mtu") CONFIG_PORT_EXTRA+=("$extra")
+        ;;
+    esac
+  done <<<"$parsed"
+}
+
+# The node whose hugepages back a port's mempool: the device's numa_node, or (like braid's
+# engine, which falls back to the main lcore's socket when DPDK reports SOCKET_ID_ANY) the main
+# lcore's node for virtual devices, absent devices and numa_node -1.
+port_memory_node() {
+  local index=$1 address node main_node
+  address=${CONFIG_PORT_PCI[$index]}
+  main_node=$(cpu_node "$CONFIG_MAIN_LCORE")
+  main_node=${main_node:-0}
+  if [[ -n "$address" ]]; then
+    node=$(pci_numa_node "$address")
+    if [[ -n "$node" && "$node" -ge 0 ]]; then
+      echo "$node"
+      return 0
+    fi
+  fi
+  echo "$main_node"
+}
+
+# Hugepage memory per NUMA node for the loaded config. The mbuf count is braid's own formula
+# (lib/engine/mempool_sizing.hpp, Engine::create_mempools); the rest is DPDK's overhead:
+#
+#   mbufs(node)  = rx_desc + tx_desc + pmd_held + lcores*burst*(ports+1) + lcores*256*3/2
+#                  + that sum / 8 + 1024
+#                  (rx_desc = sum of rx_queues*rx_descriptors of the node's ports, likewise tx;
+#                   lcores = workers + the main lcore; ports = every port of the config)
+#   data_room    = 2176 (RTE_MBUF_DEFAULT_BUF_SIZE) when mtu <= 1500, else
+#                  mtu + 14 (Ethernet) + 4 (CRC) + 8 (two VLAN tags) + 128 (headroom)
+#   mbuf_bytes   = data_room + 128 (struct rte_mbuf) + 128 (mempool object header, aligned to a
+#                  cache line, and the padding that spreads objects over memory channels)
+#   pool_bytes   = mbufs * mbuf_bytes + next_pow2(mbufs) * 8 (the pool's ring of pointers)
+#   ring_bytes   = (rx_desc + tx_desc) * 128 (hardware descriptors up to 64 B, the PMD's
+#                  software ring and completion entries)
+#   headroom     = 256 MiB on every node that has ports or the main lcore: EAL's malloc heap
+#                  and memzones, ethdev's shared port data, each mempool's per-lcore cache
+#                  array (RTE_MAX_LCORE caches of up to 1024 pointers), mlx5's memory-region
+#                  cache and per-queue work/completion queues, and page-granular
+#                  fragmentation. It is deliberately generous: a pool that does not fit fails
+#                  start-up, an unused page costs 2 MiB (or 1 GiB) of RAM.
+#
+# Prints "node bytes mbufs data_room" lines, one per node that needs memory.
+readonly HUGEPAGE_HEADROOM_BYTES=$((256 * 1024 * 1024))
+readonly MEMPOOL_CACHE_SIZE=256
+readonly MBUF_DEFAULT_DATA_ROOM=2176
+readonly MBUF_STRUCT_BYTES=128
+readonly MEMPOOL_OBJECT_OVERHEAD_BYTES=128
+readonly DESCRIPTOR_RING_BYTES=128
+
+hugepage_demand() {
+  local -A rx_desc=() tx_desc=() pmd_held=() max_mtu=() has_ports=()
+  local i node ports=${#CONFIG_PORT_NAMES[@]} lcores=$((${#CONFIG_WORKER_LCORES[@]} + 1))
+  for ((i = 0; i < ports; i++)); do
+    node=$(port_memory_node "$i")
+    has_ports[$node]=1
+    rx_desc[$node]=$((${rx_desc[$node]:-0} + CONFIG_PORT_RXQ[i] * CONFIG_PORT_RXD[i]))
+    tx_desc[$node]=$((${tx_desc[$node]:-0} + CONFIG_PORT_TXQ[i] * CONFIG_PORT_TXD[i]))
+    pmd_held[$node]=$((${pmd_held[$node]:-0} + CONFIG_PORT_EXTRA[i]))
+    ((CONFIG_PORT_MTU[i] > ${max_mtu[$node]:-0})) && max_mtu[$node]=${CONFIG_PORT_MTU[i]}
+  done
+  local main_node
+  main_node=$(cpu_node "$CONFIG_MAIN_LCORE")
+  main_node=${main_node:-0}
+  local -a nodes
+  mapfile -t nodes < <(printf '%s\n' "${!has_ports[@]}" "$main_node" | sort -n -u)
+  local in_worker in_caches total mbufs data_room mbuf_bytes ring_slots bytes
+  for node in "${nodes[@]}"; do
+    bytes=$HUGEPAGE_HEADROOM_BYTES mbufs=0 data_room=0
+    if [[ -n "${has_ports[$node]:-}" ]]; then
+      in_worker=$((lcores * CONFIG_BURST * (ports + 1)))
+      in_caches=$((lcores * MEMPOOL_CACHE_SIZE * 3 / 2))
+      total=$((rx_desc[$node] + tx_desc[$node] + pmd_held[$node] + in_worker + in_caches))
+      mbufs=$((total + total / 8 + 1024))
+      data_room=$MBUF_DEFAULT_DATA_ROOM
+      if ((max_mtu[$node] + 14 + 4 + 8 + 128 > data_room)); then
+        data_room=$((max_mtu[$node] + 14 + 4 + 8 + 128))
+      fi
+      mbuf_bytes=$((data_room + MBUF_STRUCT_BYTES + MEMPOOL_OBJECT_OVERHEAD_BYTES))
+      ring_slots=1
+      while ((ring_slots < mbufs + 1)); do ring_slots=$((ring_slots * 2)); done
+      bytes=$((bytes + mbufs * mbuf_bytes + ring_slots * 8))
+      bytes=$((bytes + (rx_desc[$node] + tx_desc[$node]) * DESCRIPTOR_RING_BYTES))
+    fi
+    echo "$node $bytes $mbufs $data_room"
+  done
+}
+
+# "2M" / "2048kB" / "1G" -> kB; prints nothing for anything else.
+page_size_kb() {
+  case "${1^^}" in
+    2M | 2MB | 2048K | 2048KB) echo 2048 ;;
+    1G | 1GB | 1024M | 1048576KB) echo 1048576 ;;
+  esac
+}
+
+human_bytes() {
+  local bytes=$1
+  if ((bytes >= 1024 * 1024 * 1024 && bytes % (1024 * 1024 * 1024) == 0)); then
+    echo "$((bytes / 1024 / 1024 / 1024)) GiB"
+  else
+    echo "$(((bytes + 1024 * 1024 - 1) / 1024 / 1024)) MiB"
+  fi
+}
+
+# Hugepage counters of one node and size ("nr free"); "0 0" when the size does not exist there.
+node_hugepages() {
+  local node=$1 size_kb=$2 dir nr free
+  dir="$SYSFS/devices/system/node/node$node/hugepages/hugepages-${size_kb}kB"
+  if [[ ! -d "$dir" && "$node" == 0 && ! -d "$SYSFS/devices/system/node/node0" ]]; then
+    dir="$SYSFS/kernel/mm/hugepages/hugepages-${size_kb}kB" # machine without NUMA in sysfs
+  fi
+  nr=$(read_first_line "$dir/nr_hugepages" || echo 0)
+  free=$(read_first_line "$dir/free_hugepages" || echo 0)
+  echo "$nr $free"
+}
+
+# Mount points of hugetlbfs with their page size in kB ("mountpoint kB"), from /proc/mounts.
+# A mount without pagesize= uses the default size (Hugepagesize in /proc/meminfo).
+hugetlbfs_mounts() {
+  local default_kb
+  default_kb=$(awk '/^Hugepagesize:/ {print $2}' "$PROCFS/meminfo" 2>/dev/null || true)
+  [[ -r "$PROCFS/mounts" ]] || return 0
+  awk -v default_kb="${default_kb:-2048}" '$3 == "hugetlbfs" {
+      kb = default_kb
+      n = split($4, options, ",")
+      for (i = 1; i <= n; i++) {
+        if (options[i] ~ /^pagesize=/) {
+          value = substr(options[i], 10)
+          if (value ~ /[Gg]$/) kb = value * 1048576
+          else if (value ~ /[Mm]$/) kb = value * 1024
+          else if (value ~ /[Kk]$/) kb = value + 0
+          else kb = value / 1024
+        }
+      }
+      print $2, kb
+    }' "$PROCFS/mounts"
+}
