@@ -100,7 +100,7 @@ check_pcie_links() {
     ports=${device_ports[$device]}
     check="pcie ${ports//,/+}"
     # Every function of a card reports the same link: read the first one present.
-    dir=$(find "$SYSFS/bus/pci/devices/" -mindepth 1 -maxdepth 1 -name "$device.*" | sort | head -n 1)
+    dir=$(find "$SYSFS/bus/pci/devices/" -mindepth 1 -maxdepth 1 -name "$device.*" | sort | sed -n 1p)
     local speed width max_speed max_width
     speed=$(read_first_line "$dir/current_link_speed" || echo "")
     width=$(read_first_line "$dir/current_link_width" || echo "")
