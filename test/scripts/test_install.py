@@ -1,0 +1,77 @@
+"""scripts/install into a temporary --destdir, and the systemd unit it lays out (checked with
+systemd-analyze verify when that command exists)."""
+
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import BRAID, FIXTURES, SOURCE_ROOT, run_script
+
+UNIT = "etc/systemd/system/braid.service"
+
+
+def install(destdir, *args):
+    return run_script("install", "--destdir", destdir, "--binary", BRAID, *args)
+
+
+def test_dry_run_lists_everything_and_writes_nothing(tmp_path):
+    result = install(tmp_path, "--dry-run")
+    assert result.returncode == 0, result.stderr
+    for target in ("usr/local/bin/braid", "usr/local/libexec/braid/preflight",
+                   "usr/local/libexec/braid/hugepages", "usr/local/libexec/braid/bind",
+                   "usr/local/libexec/braid/lib/common.bash", "etc/braid/braid.yaml",
+                   "etc/sysusers.d/braid.conf", "usr/local/share/doc/braid/deploy.md"):
+        assert f"would install: " in result.stdout and f"{tmp_path}/{target}" in result.stdout, target
+    assert f"would create: {tmp_path}/{UNIT}" in result.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_installs_into_destdir_with_prefix(tmp_path):
+    result = install(tmp_path, "--prefix", "/opt/braid", "--enable")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "opt/braid/bin/braid").stat().st_mode & 0o111
+    unit = (tmp_path / UNIT).read_text()
+    assert "ExecStart=/opt/braid/bin/braid --config /etc/braid/braid.yaml" in unit
+    assert "/usr/local" not in unit
+    for setting in ("Restart=on-failure", "LimitMEMLOCK=infinity", "RuntimeDirectory=braid",
+                    "User=braid", "AmbientCapabilities=CAP_IPC_LOCK CAP_NET_ADMIN CAP_NET_RAW "
+                    "CAP_SYS_RAWIO CAP_DAC_OVERRIDE"):
+        assert setting in unit, setting
+    assert (tmp_path / "etc/systemd/system/multi-user.target.wants/braid.service").is_symlink()
+    assert (tmp_path / "etc/braid/braid.yaml").read_text() == (SOURCE_ROOT / "config/demo.yaml").read_text()
+    # The installed scripts find their helpers and the installed binary.
+    preflight = subprocess.run([str(tmp_path / "opt/braid/libexec/braid/preflight"), "--config",
+                                str(tmp_path / "etc/braid/braid.yaml")],
+                               capture_output=True, text=True, timeout=120)
+    assert "PASS config:" in preflight.stdout, preflight.stdout + preflight.stderr
+
+
+def test_existing_config_is_kept(tmp_path):
+    assert install(tmp_path).returncode == 0
+    config = tmp_path / "etc/braid/braid.yaml"
+    config.write_text(config.read_text() + "# edited by the operator\n")
+    result = install(tmp_path, "--config", FIXTURES / "gateway.yaml")
+    assert result.returncode == 0, result.stderr
+    assert "# edited by the operator" in config.read_text()
+    assert (tmp_path / "etc/braid/braid.yaml.new").read_text() == (FIXTURES / "gateway.yaml").read_text()
+
+
+def test_refuses_a_config_braid_rejects(tmp_path):
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("ports: []\n")
+    result = install(tmp_path / "dest", "--config", broken)
+    assert result.returncode == 1 and "does not pass braid --check" in result.stderr
+    assert not (tmp_path / "dest").exists()
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
+def test_unit_verifies(tmp_path):
+    assert install(tmp_path).returncode == 0
+    # verify wants ExecStart's binary to exist: point the staged unit at the staged binary.
+    unit = (tmp_path / UNIT).read_text().replace("/usr/local/bin/braid", str(tmp_path / "usr/local/bin/braid"))
+    checked = tmp_path / "braid.service"
+    checked.write_text(unit)
+    result = subprocess.run(["systemd-analyze", "verify", str(checked)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "braid.service" not in result.stderr, result.stderr  # no warnings about the unit itself
