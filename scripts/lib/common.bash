@@ -194,7 +194,7 @@ load_config() {
   local parsed
   # shellcheck disable=SC2016 # the Python program is single-quoted on purpose
   parsed=$(python3 -c '
-import sys, yaml
+import re, sys, yaml
 path = sys.argv[1]
 try:
     with open(path) as f:
@@ -213,7 +213,8 @@ lcores = workers.get("lcores", [1])
 if not isinstance(lcores, list) or not all(isinstance(c, int) for c in lcores):
     sys.exit(f"config {path}: workers.lcores must be a list of numbers")
 args = [str(a) for a in (eal.get("args") or [])]
-remapped = any(a.startswith(("--lcores", "-c")) or (a.startswith("-l") and "@" in a) for a in args)
+# --lcores can map lcore ids onto other CPUs ("1@3", "(1,2)@(4,5)"); -l and -c cannot.
+remapped = bool(re.search(r"--lcores[= ]\S*[@(]", " ".join(args)))
 print("main_lcore", int(eal.get("main_lcore", 0)))
 print("file_prefix", eal.get("file_prefix", "braid"))
 print("lcores_remapped", int(remapped))

@@ -131,3 +131,12 @@ def test_help_and_usage_errors():
     assert "PASS|WARN|FAIL|SKIP" in run_script("preflight", "--help").stdout
     result = run_script("preflight", "--frobnicate")
     assert result.returncode == 2 and "unknown option" in result.stderr
+
+
+def test_lcore_remapping_is_flagged(tmp_path):
+    remapped = tmp_path / "remapped.yaml"
+    remapped.write_text((FIXTURES / "gateway.yaml").read_text().replace(
+        "eal:\n", 'eal:\n  args: ["--lcores", "0,2@4,3,10,11"]\n'))
+    checks = {check: (status, message) for status, check, message in
+              report(run_script("preflight", "--config", remapped, machine="tuned"))}
+    assert checks["lcores"][0] == "WARN" and "--lcores" in checks["lcores"][1]
