@@ -12,8 +12,10 @@
 #include "common/periodic_tasks.hpp"
 #include "config/config_loader.hpp"
 #include "config/demo_config.hpp"
+#include "control/control_plane.hpp"
 #include "engine/eal_args.hpp"
 #include "engine/engine.hpp"
+#include "engine/engine_commands.hpp"
 #include "engine/log.hpp"
 #include "engine/stats_line.hpp"
 #include "options.hpp"
@@ -60,13 +62,21 @@ void run(const braid::config::Config& config, const braid::app::Options& options
                 port.name().c_str(), port.id(), port.driver().c_str(), port.socket(),
                 port.rx_queues(), port.tx_queues(), port.rx_descriptors(), port.tx_descriptors());
   }
+  braid::control::ControlPlane control(
+      {.file_prefix = braid::control::eal_file_prefix(),
+       .interactive = options.interactive,
+       .socket_path = options.control_socket.value_or(config.control.socket),
+       .metrics_listen = config.metrics.listen});
+  braid::engine::register_engine_commands(control, engine);
   engine.start();
   std::printf("forwarding; Ctrl-C stops\n");
   std::fflush(stdout);
+  control.start(monotonic_ns());
 
   const std::uint64_t start_ns = monotonic_ns();
   braid::PeriodicTasks tasks;
-  const std::uint32_t interval_ms = options.stats_interval_ms.value_or(config.stats.interval_ms);
+  const std::uint32_t interval_ms =
+      options.stats_interval_ms.value_or(options.interactive ? 0 : config.stats.interval_ms);
   braid::engine::CounterTotals previous = engine.totals();
   std::uint64_t previous_ns = start_ns;
   if (interval_ms > 0) {
@@ -85,17 +95,20 @@ void run(const braid::config::Config& config, const braid::app::Options& options
   const std::uint64_t end_ns = options.duration_s
                                    ? start_ns + std::uint64_t{*options.duration_s} * 1'000'000'000
                                    : UINT64_MAX;
-  while (stop_signal.load() == 0) {
+  while (stop_signal.load() == 0 && !control.quit_requested()) {
     const std::uint64_t now = monotonic_ns();
     if (now >= end_ns) break;
     const std::uint64_t next = std::min(tasks.run_due(now), end_ns);
-    // Sleep until the next job, but wake at least every 10 ms to notice signals.
+    control.poll(now);
+    // Sleep until the next job, but wake at least every 10 ms to notice signals, and at once
+    // when the console or the control socket has input.
     const std::uint64_t nap_ns = std::min<std::uint64_t>(next > now ? next - now : 0, 10'000'000);
-    std::this_thread::sleep_for(std::chrono::nanoseconds(nap_ns));
+    control.wait(nap_ns);
   }
   if (const int signal_number = stop_signal.load(); signal_number != 0) {
     std::printf("signal %d: stopping\n", signal_number);
   }
+  control.stop();
   engine.stop();
   std::printf("%s",
               braid::engine::format_final_report(engine.totals(), port_views(engine)).c_str());

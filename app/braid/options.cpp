@@ -21,7 +21,9 @@ Options:
   -c, --config FILE        configuration file (YAML)
       --check              validate the configuration and exit (0: valid, 1: invalid)
       --duration SECONDS   stop by itself after SECONDS
-      --stats-interval MS  period of the foreground stats line (0: off)
+      --stats-interval MS  period of the foreground stats line (0: off; default off with -i)
+  -i, --interactive        the braid> console on stdin (help lists the commands; quit stops)
+      --control-socket PATH  the control socket for braidctl (off: none); overrides the config
   -V, --version            print the version and exit
   -h, --help               print this help and exit
 
@@ -30,7 +32,7 @@ Without free hugepages braid adds --no-huge -m 512 by itself.
 Stop with Ctrl-C (SIGINT) or SIGTERM: workers stop, final counters print, ports close.
 )";
 
-enum OptionId { kCheck = 256, kDuration, kStatsInterval };
+enum OptionId { kCheck = 256, kDuration, kStatsInterval, kControlSocket };
 
 std::uint32_t parse_number(const char* text, const char* option) {
   std::uint32_t value = 0;
@@ -62,13 +64,15 @@ Options parse_options(int argc, char** argv) {
       {"check", no_argument, nullptr, kCheck},
       {"duration", required_argument, nullptr, kDuration},
       {"stats-interval", required_argument, nullptr, kStatsInterval},
+      {"interactive", no_argument, nullptr, 'i'},
+      {"control-socket", required_argument, nullptr, kControlSocket},
       {"version", no_argument, nullptr, 'V'},
       {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0},
   };
   opterr = 0;
   int id = 0;
-  while ((id = getopt_long(own_argc, argv, ":c:Vh", kLongOptions, nullptr)) != -1) {
+  while ((id = getopt_long(own_argc, argv, ":c:iVh", kLongOptions, nullptr)) != -1) {
     switch (id) {
       case 'c':
         options.config_path = optarg;
@@ -81,6 +85,12 @@ Options parse_options(int argc, char** argv) {
         break;
       case kStatsInterval:
         options.stats_interval_ms = parse_number(optarg, "--stats-interval");
+        break;
+      case 'i':
+        options.interactive = true;
+        break;
+      case kControlSocket:
+        options.control_socket = optarg;
         break;
       case 'V':
         std::printf("braid %s\n", BRAID_VERSION);

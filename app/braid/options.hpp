@@ -12,6 +12,8 @@ struct Options {
   bool check_only = false;
   std::optional<std::uint32_t> duration_s;         // stop by itself after this long
   std::optional<std::uint32_t> stats_interval_ms;  // overrides the config
+  bool interactive = false;                        // -i: the console on stdin
+  std::optional<std::string> control_socket;       // overrides control.socket
   std::vector<std::string> eal_args;               // everything after "--"
 };
 

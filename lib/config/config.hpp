@@ -63,6 +63,16 @@ struct StatsConfig {
   std::uint32_t interval_ms = 1000;  // 0 turns the periodic foreground line off
 };
 
+// The control socket braidctl attaches to (doc/console.md).
+struct ControlConfig {
+  std::string socket;  // "": /run/braid/<file_prefix>.sock, else /tmp/braid-<prefix>.sock; "off"
+};
+
+// The Prometheus endpoint.
+struct MetricsConfig {
+  std::string listen = "127.0.0.1:9464";  // host:port, [v6]:port; "off" or port 0: no endpoint
+};
+
 // A synthetic trace braid writes before it starts its ports (the demo replays it with net_pcap).
 struct TraceConfig {
   std::string path;
@@ -80,6 +90,8 @@ struct Config {
   WorkerConfig workers;
   std::vector<CrossConnect> cross_connects;
   StatsConfig stats;
+  ControlConfig control;
+  MetricsConfig metrics;
 
   const PortConfig* find_port(std::string_view name) const;
 };

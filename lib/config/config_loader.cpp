@@ -164,6 +164,35 @@ void expand_trace_path(const YamlReader& in, const YAML::Node& node, const Confi
   port.device.replace(at, kPlaceholder.size(), config.trace->path);
 }
 
+void read_control(const YamlReader& in, const YAML::Node& node, ControlConfig& control) {
+  in.expect_map(node, "control", {"socket"});
+  control.socket = in.get_string(node, "socket", "control", control.socket);
+  constexpr std::size_t kMaxUnixPath = 107;  // sizeof(sockaddr_un::sun_path) - 1
+  if (control.socket.size() > kMaxUnixPath)
+    in.fail(node["socket"], "control.socket",
+            "a UNIX socket path has at most " + std::to_string(kMaxUnixPath) + " bytes");
+}
+
+// "host:port", "[v6]:port", ":port" or "off"; the port 0..65535 (0: off).
+void read_metrics(const YamlReader& in, const YAML::Node& node, MetricsConfig& metrics) {
+  in.expect_map(node, "metrics", {"listen"});
+  metrics.listen = in.get_string(node, "listen", "metrics", metrics.listen);
+  if (metrics.listen == "off" || metrics.listen.empty()) return;
+  const std::size_t colon = metrics.listen.rfind(':');
+  const std::string port = colon == std::string::npos ? "" : metrics.listen.substr(colon + 1);
+  const bool bracketed = metrics.listen.front() != '[' ||
+                         (colon != std::string::npos && colon > 0 &&
+                          metrics.listen[colon - 1] == ']');
+  bool valid = !port.empty() && port.size() <= 5 && bracketed;
+  for (char c : port)
+    valid = valid && c >= '0' && c <= '9';
+  if (!valid || std::stoul(port) > 65535) {
+    in.fail(node["listen"], "metrics.listen",
+            "expected host:port (127.0.0.1:9464, [::1]:9464) or \"off\", got \"" +
+                metrics.listen + "\"");
+  }
+}
+
 }  // namespace
 
 Config parse_config(std::string_view yaml_text, std::string origin) {
@@ -177,7 +206,8 @@ Config parse_config(std::string_view yaml_text, std::string origin) {
   }
   if (!root.IsDefined() || root.IsNull())
     throw ConfigError("config: " + origin + ": file is empty");
-  in.expect_map(root, "top level", {"eal", "trace", "ports", "workers", "cross_connect", "stats"});
+  in.expect_map(root, "top level",
+                {"eal", "trace", "ports", "workers", "cross_connect", "stats", "control", "metrics"});
 
   Config config;
   config.origin = origin;
@@ -202,6 +232,10 @@ Config parse_config(std::string_view yaml_text, std::string origin) {
     config.stats.interval_ms =
         static_cast<std::uint32_t>(in.get_uint(stats, "interval_ms", "stats", 0, 3600000, 1000));
   }
+  if (const YAML::Node control = root["control"]; control.IsDefined())
+    read_control(in, control, config.control);
+  if (const YAML::Node metrics = root["metrics"]; metrics.IsDefined())
+    read_metrics(in, metrics, config.metrics);
   validate(config);
   return config;
 }

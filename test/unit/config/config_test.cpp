@@ -197,5 +197,41 @@ TEST(Config, MissingFileNamesThePath) {
   }
 }
 
+TEST(Config, ControlAndMetricsDefaults) {
+  const Config config = parse_config(kMinimal, "test.yaml");
+  EXPECT_EQ(config.control.socket, "");
+  EXPECT_EQ(config.metrics.listen, "127.0.0.1:9464");
+}
+
+TEST(Config, ControlAndMetricsSections) {
+  const Config config = parse_config(std::string(kMinimal) + R"(
+control:
+  socket: /run/braid/gw1.sock
+metrics:
+  listen: "[::1]:9100"
+)",
+                                     "test.yaml");
+  EXPECT_EQ(config.control.socket, "/run/braid/gw1.sock");
+  EXPECT_EQ(config.metrics.listen, "[::1]:9100");
+  EXPECT_EQ(parse_config(std::string(kMinimal) + "metrics:\n  listen: \"off\"\n", "t.yaml")
+                .metrics.listen,
+            "off");
+}
+
+TEST(Config, BadControlAndMetricsValuesNameTheKey) {
+  EXPECT_EQ(error_of(std::string(kMinimal) + "metrics:\n  listen: 127.0.0.1\n"),
+            "config: test.yaml:10: metrics.listen: expected host:port (127.0.0.1:9464, "
+            "[::1]:9464) or \"off\", got \"127.0.0.1\"");
+  EXPECT_EQ(error_of(std::string(kMinimal) + "metrics:\n  listen: \"h:70000\"\n"),
+            "config: test.yaml:10: metrics.listen: expected host:port (127.0.0.1:9464, "
+            "[::1]:9464) or \"off\", got \"h:70000\"");
+  EXPECT_NE(error_of(std::string(kMinimal) + "control:\n  sock: /x\n").find("unknown key \"sock\""),
+            std::string::npos);
+  EXPECT_NE(error_of(std::string(kMinimal) + "control:\n  socket: /" + std::string(120, 'a') +
+                     "\n")
+                .find("control.socket: a UNIX socket path has at most 107 bytes"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace braid::config

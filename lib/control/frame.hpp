@@ -1,0 +1,49 @@
+// The control socket's framing (doc/console.md): every message is a 4-byte big-endian length
+// followed by that many bytes. A request is "<mode> <command line>" with mode "text", "json" or
+// "complete"; a reply is "ok\n" or "error\n" followed by the body (text, a JSON document, or
+// completion candidates one per line). Pure, shared by braid and braidctl.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace braid::control {
+
+inline constexpr std::size_t kMaxFrameBytes = 1 << 20;
+
+std::string encode_frame(std::string_view payload);
+
+// Accumulates bytes from a stream and cuts them into frames.
+class FrameReader {
+ public:
+  void append(const char* data, std::size_t size) { buffer_.append(data, size); }
+  // The next complete frame, if one has arrived. A frame announcing more than kMaxFrameBytes
+  // sets oversized() and yields nothing more: the peer is broken or hostile; close it.
+  std::optional<std::string> next();
+  bool oversized() const { return oversized_; }
+
+ private:
+  std::string buffer_;
+  bool oversized_ = false;
+};
+
+struct Request {
+  enum class Mode { kText, kJson, kComplete };
+  Mode mode = Mode::kText;
+  std::string line;
+};
+
+std::string encode_request(const Request& request);
+std::optional<Request> decode_request(std::string_view payload);  // nullopt: unknown mode
+
+struct Reply {
+  bool ok = true;
+  std::string body;
+};
+
+std::string encode_reply(const Reply& reply);
+std::optional<Reply> decode_reply(std::string_view payload);
+
+}  // namespace braid::control

@@ -1,0 +1,136 @@
+#include "control/telemetry_endpoints.hpp"
+
+#include <rte_telemetry.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+
+namespace braid::control {
+namespace {
+
+constexpr std::size_t kMaxPathBytes = 55;
+constexpr std::size_t kMaxTelemetryString = 127;  // RTE_TEL_MAX_STRING_LEN - 1
+
+// Shared with the telemetry thread. Never destroyed: DPDK cannot unregister a telemetry
+// command, so a late callback must still find a valid store.
+struct Store {
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<const Output>> published;
+};
+Store& store() {
+  static Store* instance = new Store();
+  return *instance;
+}
+
+std::string clip(const std::string& text) {
+  return text.size() > kMaxTelemetryString ? text.substr(0, kMaxTelemetryString) : text;
+}
+
+void add_value(rte_tel_data* d, const std::string& key, const Value& value) {
+  const std::string name = clip(key);
+  using Kind = Value::Kind;
+  if (value.kind == Kind::kUint) {
+    rte_tel_data_add_dict_u64(d, name.c_str(), value.uint_value);
+  } else if (value.kind == Kind::kInt && value.int_value >= INT32_MIN &&
+             value.int_value <= INT32_MAX) {
+    rte_tel_data_add_dict_int(d, name.c_str(), static_cast<int>(value.int_value));
+  } else if (value.kind == Kind::kBool) {
+    rte_tel_data_add_dict_int(d, name.c_str(), value.bool_value ? 1 : 0);
+  } else {
+    // Strings, doubles (22.11 telemetry has no floating point) and large negatives.
+    rte_tel_data_add_dict_string(d, name.c_str(), clip(value.plain()).c_str());
+  }
+}
+
+// Telemetry nests one level only: tables become one container per row, keyed by the row's
+// first cell; sections flatten into "section.key".
+void flatten(rte_tel_data* d, const Output& out, const std::string& prefix) {
+  std::size_t tables = 0;
+  for (const Output::Item& item : out.items())
+    tables += item.kind == Output::Item::Kind::kTable;
+  for (const Output::Item& item : out.items()) {
+    switch (item.kind) {
+      case Output::Item::Kind::kValue:
+        add_value(d, prefix + item.key, item.value);
+        break;
+      case Output::Item::Kind::kSection:
+        flatten(d, *item.section, prefix + item.key + ".");
+        break;
+      case Output::Item::Kind::kTable:
+        for (const auto& row : item.table->rows()) {
+          rte_tel_data* container = rte_tel_data_alloc();
+          if (container == nullptr) return;
+          rte_tel_data_start_dict(container);
+          for (std::size_t c = 0; c < row.size(); ++c)
+            add_value(container, item.table->columns()[c], row[c]);
+          const std::string key =
+              prefix + (tables > 1 ? item.key + "/" : "") + (row.empty() ? "" : row[0].text());
+          rte_tel_data_add_dict_container(d, clip(key).c_str(), container, 0);
+        }
+        break;
+      case Output::Item::Kind::kLine:
+        break;
+    }
+  }
+  for (const std::string& message : out.errors())
+    rte_tel_data_add_dict_string(d, (prefix + "error").c_str(), clip(message).c_str());
+}
+
+int telemetry_callback(const char* cmd, const char*, rte_tel_data* d) {
+  std::shared_ptr<const Output> snapshot;
+  {
+    std::lock_guard lock(store().mutex);
+    const auto it = store().published.find(cmd);
+    if (it != store().published.end()) snapshot = it->second;
+  }
+  rte_tel_data_start_dict(d);
+  if (snapshot == nullptr) {
+    rte_tel_data_add_dict_string(d, "status", "starting: no snapshot yet");
+    return 0;
+  }
+  flatten(d, *snapshot, "");
+  return 0;
+}
+
+bool valid_path(const std::string& path) {
+  if (path.size() < 2 || path.size() > kMaxPathBytes || path[0] != '/') return false;
+  for (char c : path) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '/';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void TelemetryEndpoints::add(const std::string& path, const std::string& help, Producer producer) {
+  if (!valid_path(path)) throw std::invalid_argument("bad telemetry path \"" + path + "\"");
+  const int registered = rte_telemetry_register_cmd(path.c_str(), telemetry_callback, help.c_str());
+  if (registered != 0) throw std::runtime_error("telemetry: cannot register " + path);
+  paths_.push_back(path);
+  producers_.push_back(std::move(producer));
+}
+
+void TelemetryEndpoints::add_command(const std::string& path, const std::string& help,
+                                     const CommandRegistry& registry, std::string command_line) {
+  add(path, help,
+      [&registry, line = std::move(command_line)](Output& out) { registry.execute(line, out); });
+}
+
+void TelemetryEndpoints::refresh() {
+  for (std::size_t i = 0; i < paths_.size(); ++i) {
+    auto out = std::make_shared<Output>();
+    try {
+      producers_[i](*out);
+    } catch (const std::exception& error) {
+      out->error(error.what());
+    }
+    std::lock_guard lock(store().mutex);
+    store().published[paths_[i]] = std::move(out);
+  }
+}
+
+}  // namespace braid::control

@@ -1,0 +1,55 @@
+#include "engine/engine_metrics.hpp"
+
+namespace braid::engine {
+
+void register_engine_metrics(control::MetricsRegistry& metrics, std::shared_ptr<EngineView> view) {
+  using control::MetricType;
+  metrics.add_collector([view](control::MetricWriter& w) {
+    Engine& engine = view->engine();
+    struct PortMetric {
+      const char* name;
+      const char* help;
+      std::uint64_t NicCounters::*field;
+    };
+    static constexpr PortMetric kPortMetrics[] = {
+        {"braid_port_rx_packets_total", "packets the port received (rte_eth_stats ipackets)",
+         &NicCounters::rx_packets},
+        {"braid_port_tx_packets_total", "packets the port sent (opackets)",
+         &NicCounters::tx_packets},
+        {"braid_port_rx_bytes_total", "bytes the port received", &NicCounters::rx_bytes},
+        {"braid_port_tx_bytes_total", "bytes the port sent", &NicCounters::tx_bytes},
+        {"braid_port_rx_missed_total", "packets the NIC dropped: RX ring full (imissed)",
+         &NicCounters::rx_missed},
+        {"braid_port_rx_no_mbuf_total", "packets the NIC dropped: mempool empty (rx_nombuf)",
+         &NicCounters::rx_no_mbuf},
+        {"braid_port_rx_errors_total", "receive errors (ierrors)", &NicCounters::rx_errors},
+        {"braid_port_tx_errors_total", "transmit errors (oerrors)", &NicCounters::tx_errors},
+    };
+    std::vector<NicCounters> nic;
+    for (std::size_t i = 0; i < engine.port_count(); ++i)
+      nic.push_back(engine.nic_counters(i));
+    for (const PortMetric& metric : kPortMetrics) {
+      w.family(metric.name, metric.help, MetricType::kCounter);
+      for (std::size_t i = 0; i < nic.size(); ++i)
+        w.sample({{"port", engine.port(i).name()}}, nic[i].*metric.field);
+    }
+
+    const CounterTotals totals = engine.totals();
+    w.family("braid_drops_total", "packets braid dropped, by reason", MetricType::kCounter);
+    for (std::size_t r = 0; r < kDropReasonCount; ++r)
+      w.sample({{"reason", std::string(kDropReasonNames[r])}}, totals.drops[r]);
+
+    w.family("braid_worker_busy_ratio", "share of a worker's poll loops that found packets (1 s)",
+             MetricType::kGauge);
+    for (std::size_t i = 0; i < engine.workers().size(); ++i) {
+      const double busy =
+          i < view->worker_rates().size() ? view->worker_rates()[i].busy_ratio : 0.0;
+      w.sample({{"lcore", std::to_string(engine.workers()[i]->lcore)}}, busy);
+    }
+    w.family("braid_forwarding", "1 while workers forward (the console's start/stop)",
+             MetricType::kGauge);
+    w.sample({}, std::uint64_t{engine.running() ? 1u : 0u});
+  });
+}
+
+}  // namespace braid::engine

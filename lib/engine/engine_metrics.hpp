@@ -1,0 +1,15 @@
+// The engine's Prometheus metrics: per-port NIC counters, drops by reason, worker busy ratio.
+// Counters come from the raw totals, not the `clear stats` baseline: Prometheus counters must
+// only go up.
+#pragma once
+
+#include <memory>
+
+#include "control/metrics_registry.hpp"
+#include "engine/engine_view.hpp"
+
+namespace braid::engine {
+
+void register_engine_metrics(control::MetricsRegistry& metrics, std::shared_ptr<EngineView> view);
+
+}  // namespace braid::engine
