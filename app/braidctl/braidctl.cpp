@@ -36,8 +36,10 @@ int run_line(braid::control::ControlClient& client, const std::string& line, boo
   using braid::control::Request;
   const braid::control::Reply reply =
       client.call({json ? Request::Mode::kJson : Request::Mode::kText, line});
-  std::fputs(reply.body.c_str(), reply.ok ? stdout : stderr);
-  std::fflush(reply.ok ? stdout : stderr);
+  // JSON always goes to stdout (scripts parse it; the exit status says whether it failed).
+  FILE* stream = reply.ok || json ? stdout : stderr;
+  std::fputs(reply.body.c_str(), stream);
+  std::fflush(stream);
   return reply.ok ? kOk : kCommandFailed;
 }
 

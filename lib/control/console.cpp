@@ -75,7 +75,7 @@ int word_complete_element(cmdline_parse_token_hdr_t*, int index, char* out, unsi
 }
 
 int word_help(cmdline_parse_token_hdr_t*, char* out, unsigned int size) {
-  std::snprintf(out, size, "%s", state.hint.empty() ? "word" : state.hint.c_str());
+  std::snprintf(out, size, "%s", state.hint.empty() ? "choice" : state.hint.c_str());
   return 0;
 }
 
@@ -128,7 +128,7 @@ Console::Console(const CommandRegistry& registry, Runner runner, std::string pro
   instruction = new (inst_storage.data()) cmdline_parse_inst_t{};
   instruction->f = instruction_callback;
   instruction->data = nullptr;
-  instruction->help_str = "a braid command (help lists them)";
+  instruction->help_str = "\"help <command>\" explains";
   context = {instruction, nullptr};
   cl_ = cmdline_stdin_new(context.data(), prompt_.c_str());
   if (cl_ == nullptr) {
