@@ -16,8 +16,8 @@
 #include "engine/eal_args.hpp"
 #include "engine/engine.hpp"
 #include "engine/engine_commands.hpp"
-#include "engine/log.hpp"
 #include "engine/stats_line.hpp"
+#include "log/log_types.hpp"
 #include "options.hpp"
 #include "trace/synthetic_trace.hpp"
 
@@ -54,7 +54,7 @@ std::vector<braid::engine::PortStatsView> port_views(const braid::engine::Engine
 void run(const braid::config::Config& config, const braid::app::Options& options) {
   braid::engine::Engine engine(config);
   for (const std::string& note : engine.notes())
-    BRAID_LOG(INFO, "%s\n", note.c_str());
+    BRAID_LOG_TO(kEngine, INFO, "%s\n", note.c_str());
   std::printf("placement:\n%s", engine.placement_report().c_str());
   for (std::size_t i = 0; i < engine.port_count(); ++i) {
     const auto& port = engine.port(i);
@@ -98,7 +98,7 @@ void run(const braid::config::Config& config, const braid::app::Options& options
   while (stop_signal.load() == 0 && !control.quit_requested()) {
     const std::uint64_t now = monotonic_ns();
     if (now >= end_ns) break;
-    const std::uint64_t next = std::min(tasks.run_due(now), end_ns);
+    const std::uint64_t next = std::min({tasks.run_due(now), engine.poll_control(now), end_ns});
     control.poll(now);
     // Sleep until the next job, but wake at least every 10 ms to notice signals, and at once
     // when the console or the control socket has input.

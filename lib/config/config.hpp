@@ -54,6 +54,30 @@ struct WorkerConfig {
   std::uint32_t tx_drain_us = 100;  // partial TX bursts leave after at most this long
 };
 
+enum class BondMode { kLacp, kStatic, kActiveBackup };
+
+struct LacpSettings {
+  bool fast = true;    // rate fast: ask the partner for LACPDUs every 1 s, 3 s timeout
+  bool active = true;  // active: send LACPDUs unprompted; passive: only answer
+  std::uint16_t system_priority = 32768;
+  std::uint16_t port_priority = 255;
+  std::optional<std::uint16_t> key;  // nullopt: derived from link speed
+  std::uint32_t aggregate_wait_ms = 2000;
+  bool fallback = true;  // a member whose partner never answers is used individually
+};
+
+struct BondConfig {
+  std::string name;
+  std::vector<std::string> members;  // port names
+  BondMode mode = BondMode::kLacp;
+  std::string hash = "l34";     // a flow::HashPolicy name
+  std::uint32_t buckets = 256;  // power of two, 256..65536
+  std::uint32_t min_links = 1;  // fewer usable members than this: the bond sends nothing
+  std::string mac;              // empty: the first member's MAC
+  std::uint32_t link_poll_us = 1000;
+  LacpSettings lacp;
+};
+
 struct CrossConnect {
   std::string a;
   std::string b;
@@ -87,6 +111,7 @@ struct Config {
   EalConfig eal;
   std::optional<TraceConfig> trace;
   std::vector<PortConfig> ports;
+  std::vector<BondConfig> bonds;
   WorkerConfig workers;
   std::vector<CrossConnect> cross_connects;
   StatsConfig stats;
@@ -94,6 +119,9 @@ struct Config {
   MetricsConfig metrics;
 
   const PortConfig* find_port(std::string_view name) const;
+  const BondConfig* find_bond(std::string_view name) const;
+  // The bond a port is a member of, or nullptr.
+  const BondConfig* bond_of_port(std::string_view port) const;
 };
 
 }  // namespace braid::config

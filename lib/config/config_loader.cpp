@@ -5,6 +5,7 @@
 
 #include "config/config_validate.hpp"
 #include "config/yaml_reader.hpp"
+#include "flow/hash_policy.hpp"
 
 namespace braid::config {
 namespace {
@@ -126,6 +127,87 @@ void read_workers(const YamlReader& in, const YAML::Node& node, WorkerConfig& wo
       static_cast<std::uint32_t>(in.get_uint(node, "tx_drain_us", "workers", 1, 1000000, 100));
 }
 
+BondMode parse_bond_mode(const YamlReader& in, const YAML::Node& node, const std::string& where) {
+  const std::string mode = in.get_string(node, "mode", where, "lacp");
+  if (mode == "lacp") return BondMode::kLacp;
+  if (mode == "static") return BondMode::kStatic;
+  if (mode == "active-backup") return BondMode::kActiveBackup;
+  in.fail(node["mode"], where + ".mode",
+          "unknown mode \"" + mode + "\" (known: lacp, static, active-backup)");
+}
+
+void read_lacp(const YamlReader& in, const YAML::Node& node, const std::string& where,
+               LacpSettings& lacp) {
+  in.expect_map(node, where,
+                {"rate", "activity", "system_priority", "port_priority", "key", "aggregate_wait_ms",
+                 "fallback"});
+  const std::string rate = in.get_string(node, "rate", where, "fast");
+  if (rate != "fast" && rate != "slow") {
+    in.fail(node["rate"], where + ".rate", "expected fast or slow, got \"" + rate + "\"");
+  }
+  lacp.fast = rate == "fast";
+  const std::string activity = in.get_string(node, "activity", where, "active");
+  if (activity != "active" && activity != "passive") {
+    in.fail(node["activity"], where + ".activity",
+            "expected active or passive, got \"" + activity + "\"");
+  }
+  lacp.active = activity == "active";
+  lacp.system_priority =
+      static_cast<std::uint16_t>(in.get_uint(node, "system_priority", where, 0, 65535, 32768));
+  lacp.port_priority =
+      static_cast<std::uint16_t>(in.get_uint(node, "port_priority", where, 0, 65535, 255));
+  if (const YAML::Node key = node["key"]; key.IsDefined() && key.Scalar() != "auto") {
+    lacp.key = static_cast<std::uint16_t>(in.get_uint(node, "key", where, 1, 65535, 1));
+  }
+  lacp.aggregate_wait_ms =
+      static_cast<std::uint32_t>(in.get_uint(node, "aggregate_wait_ms", where, 0, 60000, 2000));
+  lacp.fallback = in.get_bool(node, "fallback", where, true);
+}
+
+BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t index) {
+  std::string where = "bonds[" + std::to_string(index) + "]";
+  in.expect_map(
+      node, where,
+      {"name", "members", "mode", "hash", "buckets", "min_links", "mac", "link_poll_us", "lacp"});
+  BondConfig bond;
+  bond.name = in.required_string(node, "name", where);
+  where += " \"" + bond.name + "\"";
+  if (!is_valid_name(bond.name)) {
+    in.fail(node["name"], where, "names use letters, digits, '-' and '_' (1..32 characters)");
+  }
+  const YAML::Node members = node["members"];
+  if (!members.IsDefined()) in.fail(node, where, "missing required key \"members\"");
+  in.expect_sequence(members, where + ".members");
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    bond.members.push_back(in.scalar(members[i], where + ".members[" + std::to_string(i) + "]"));
+  }
+  bond.mode = parse_bond_mode(in, node, where);
+  bond.hash = in.get_string(node, "hash", where, "l34");
+  if (const flow::HashPolicyParse policy = flow::parse_hash_policy(bond.hash); !policy.ok()) {
+    in.fail(node["hash"], where + ".hash", policy.error);
+  }
+  bond.buckets = static_cast<std::uint32_t>(in.get_uint(node, "buckets", where, 256, 65536, 256));
+  if ((bond.buckets & (bond.buckets - 1)) != 0) {
+    in.fail(node["buckets"], where + ".buckets",
+            "must be a power of two (256, 512, ... 65536), got " + std::to_string(bond.buckets));
+  }
+  bond.min_links = static_cast<std::uint32_t>(in.get_uint(node, "min_links", where, 1, 64, 1));
+  bond.mac = in.get_string(node, "mac", where, "");
+  if (!bond.mac.empty() && !is_unicast_mac(bond.mac)) {
+    in.fail(node["mac"], where + ".mac",
+            "expected a unicast MAC like 02:00:00:00:00:01, got \"" + bond.mac + "\"");
+  }
+  bond.link_poll_us =
+      static_cast<std::uint32_t>(in.get_uint(node, "link_poll_us", where, 10, 1000000, 1000));
+  if (const YAML::Node lacp = node["lacp"]; lacp.IsDefined()) {
+    if (bond.mode != BondMode::kLacp) {
+      in.fail(lacp, where + ".lacp", "LACP settings apply only to mode lacp");
+    }
+    read_lacp(in, lacp, where + ".lacp", bond.lacp);
+  }
+  return bond;
+}
+
 void read_cross_connects(const YamlReader& in, const YAML::Node& node, Config& config) {
   in.expect_sequence(node, "cross_connect");
   for (std::size_t i = 0; i < node.size(); ++i) {
@@ -207,7 +289,8 @@ Config parse_config(std::string_view yaml_text, std::string origin) {
   if (!root.IsDefined() || root.IsNull())
     throw ConfigError("config: " + origin + ": file is empty");
   in.expect_map(root, "top level",
-                {"eal", "trace", "ports", "workers", "cross_connect", "stats", "control", "metrics"});
+                {"eal", "trace", "ports", "bonds", "workers", "cross_connect", "stats", "control",
+                 "metrics"});
 
   Config config;
   config.origin = origin;
@@ -220,6 +303,11 @@ Config parse_config(std::string_view yaml_text, std::string origin) {
     PortConfig port = read_port(in, ports[i], i);
     expand_trace_path(in, ports[i], config, port);
     config.ports.push_back(std::move(port));
+  }
+  if (const YAML::Node bonds = root["bonds"]; bonds.IsDefined()) {
+    in.expect_sequence(bonds, "bonds");
+    for (std::size_t i = 0; i < bonds.size(); ++i)
+      config.bonds.push_back(read_bond(in, bonds[i], i));
   }
   if (const YAML::Node workers = root["workers"]; workers.IsDefined()) {
     read_workers(in, workers, config.workers);
@@ -246,6 +334,22 @@ Config load_config_file(const std::string& path) {
   std::stringstream text;
   text << file.rdbuf();
   return parse_config(text.str(), path);
+}
+
+const BondConfig* Config::find_bond(std::string_view name) const {
+  for (const BondConfig& bond : bonds) {
+    if (bond.name == name) return &bond;
+  }
+  return nullptr;
+}
+
+const BondConfig* Config::bond_of_port(std::string_view port) const {
+  for (const BondConfig& bond : bonds) {
+    for (const std::string& member : bond.members) {
+      if (member == port) return &bond;
+    }
+  }
+  return nullptr;
 }
 
 const PortConfig* Config::find_port(std::string_view name) const {

@@ -62,6 +62,49 @@ void validate_workers(const Config& config) {
   }
 }
 
+std::string known_endpoints(const Config& config) {
+  std::string names;
+  for (const PortConfig& port : config.ports) {
+    if (config.bond_of_port(port.name) != nullptr) continue;
+    if (!names.empty()) names += ", ";
+    names += port.name;
+  }
+  for (const BondConfig& bond : config.bonds) {
+    if (!names.empty()) names += ", ";
+    names += bond.name + " (bond)";
+  }
+  return names;
+}
+
+void validate_bonds(const Config& config) {
+  std::set<std::string_view> names;
+  std::set<std::string_view> members;
+  for (std::size_t i = 0; i < config.bonds.size(); ++i) {
+    const BondConfig& bond = config.bonds[i];
+    const std::string where = "bonds[" + std::to_string(i) + "] \"" + bond.name + "\"";
+    if (!names.insert(bond.name).second) fail(config, where, "duplicate bond name");
+    if (config.find_port(bond.name) != nullptr) {
+      fail(config, where, "a bond cannot have the name of a port");
+    }
+    if (bond.members.empty()) fail(config, where, "a bond needs at least one member");
+    for (const std::string& member : bond.members) {
+      if (config.find_port(member) == nullptr) {
+        fail(config, where,
+             "member \"" + member + "\" is not a configured port (known: " + known_ports(config) +
+                 ")");
+      }
+      if (!members.insert(member).second) {
+        fail(config, where, "port \"" + member + "\" is a member of more than one bond (or twice)");
+      }
+    }
+    if (bond.min_links > bond.members.size()) {
+      fail(config, where,
+           "min_links " + std::to_string(bond.min_links) + " is more than its " +
+               std::to_string(bond.members.size()) + " members");
+    }
+  }
+}
+
 void validate_cross_connects(const Config& config) {
   if (config.cross_connects.empty()) {
     fail(config, "cross_connect", "at least one pair of ports to forward between is required");
@@ -72,20 +115,35 @@ void validate_cross_connects(const Config& config) {
     const std::string where = "cross_connect[" + std::to_string(i) + "]";
     for (const std::string* name_ptr : {&pair.a, &pair.b}) {
       const std::string& name = *name_ptr;
-      if (config.find_port(name) == nullptr) {
+      if (const BondConfig* bond = config.bond_of_port(name)) {
         fail(config, where,
-             "port \"" + name + "\" is not a configured port (known: " + known_ports(config) + ")");
+             "port \"" + name + "\" is a member of bond \"" + bond->name +
+                 "\": cross-connect the bond instead");
+      }
+      if (config.find_port(name) == nullptr && config.find_bond(name) == nullptr) {
+        fail(config, where,
+             "\"" + name +
+                 "\" is not a configured port or bond (known: " + known_endpoints(config) + ")");
       }
       if (!used.insert(name).second) {
-        fail(config, where, "port \"" + name + "\" is already in another pair");
+        fail(config, where, "\"" + name + "\" is already in another pair");
       }
     }
     if (pair.a == pair.b) fail(config, where, "a port cannot be cross-connected to itself");
+    if (config.find_bond(pair.a) != nullptr && config.find_bond(pair.b) != nullptr) {
+      fail(config, where, "two bonds cannot be cross-connected (one side must be a port)");
+    }
   }
   for (const PortConfig& port : config.ports) {
-    if (!used.contains(port.name)) {
+    if (!used.contains(port.name) && config.bond_of_port(port.name) == nullptr) {
       fail(config, "ports \"" + port.name + "\"",
-           "port is not used by anything: add it to cross_connect or remove it");
+           "port is not used by anything: add it to cross_connect or a bond, or remove it");
+    }
+  }
+  for (const BondConfig& bond : config.bonds) {
+    if (!used.contains(bond.name)) {
+      fail(config, "bonds \"" + bond.name + "\"",
+           "bond is not used by anything: cross-connect it with a port");
     }
   }
 }
@@ -98,6 +156,36 @@ bool is_valid_name(std::string_view name) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
            c == '_';
   });
+}
+
+bool parse_mac(std::string_view text, std::array<std::uint8_t, 6>& mac) {
+  if (text.size() != 17) return false;
+  for (std::size_t i = 0; i < 6; ++i) {
+    if (i > 0 && text[i * 3 - 1] != ':') return false;
+    unsigned value = 0;
+    for (std::size_t j = 0; j < 2; ++j) {
+      const char c = text[i * 3 + j];
+      value <<= 4;
+      if (c >= '0' && c <= '9') {
+        value |= static_cast<unsigned>(c - '0');
+      } else if (c >= 'a' && c <= 'f') {
+        value |= static_cast<unsigned>(c - 'a' + 10);
+      } else if (c >= 'A' && c <= 'F') {
+        value |= static_cast<unsigned>(c - 'A' + 10);
+      } else {
+        return false;
+      }
+    }
+    mac[i] = static_cast<std::uint8_t>(value);
+  }
+  return true;
+}
+
+bool is_unicast_mac(std::string_view text) {
+  std::array<std::uint8_t, 6> mac{};
+  if (!parse_mac(text, mac)) return false;
+  const bool zero = std::all_of(mac.begin(), mac.end(), [](std::uint8_t b) { return b == 0; });
+  return !zero && (mac[0] & 0x01) == 0;  // the I/G bit: 1 is a group address
 }
 
 bool is_rss_field(std::string_view field) {
@@ -116,6 +204,7 @@ std::string rss_field_names() {
 void validate(const Config& config) {
   validate_workers(config);
   validate_ports(config);
+  validate_bonds(config);
   validate_cross_connects(config);
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -12,6 +14,9 @@ namespace braid::config {
 void validate(const Config& config);
 
 bool is_valid_name(std::string_view name);
+// "02:00:00:00:00:01" -> bytes; false when malformed.
+bool parse_mac(std::string_view text, std::array<std::uint8_t, 6>& mac);
+bool is_unicast_mac(std::string_view text);
 bool is_rss_field(std::string_view field);
 std::string rss_field_names();
 

@@ -32,8 +32,10 @@ struct alignas(64) WorkerCounters {
   std::array<Counter, kMaxPorts> rx_packets;  // by receiving port
   std::array<Counter, kMaxPorts> tx_packets;  // by transmitting port
   std::array<Counter, kDropReasonCount> drops;
-  Counter buffered;  // taken from RX, waiting in a TX buffer: the "in flight" of the invariant
-  Counter loops;     // poll iterations, for busy/idle insight
+  Counter buffered;    // taken from RX, waiting in a TX buffer: the "in flight" of the invariant
+  Counter to_control;  // Slow Protocols frames handed to the control thread (LACP, marker)
+  Counter rerouted;    // taken for a member that stopped distributing, sent on a survivor
+  Counter loops;       // poll iterations, for busy/idle insight
   Counter idle_loops;
 };
 
@@ -56,6 +58,8 @@ struct CounterTotals {
   std::array<std::uint64_t, kMaxPorts> tx_packets{};
   std::array<std::uint64_t, kDropReasonCount> drops{};
   std::uint64_t buffered = 0;
+  std::uint64_t to_control = 0;
+  std::uint64_t rerouted = 0;
 
   void add(const WorkerCounters& worker) {
     for (std::size_t i = 0; i < kMaxPorts; ++i) {
@@ -65,7 +69,12 @@ struct CounterTotals {
     for (std::size_t i = 0; i < kDropReasonCount; ++i)
       drops[i] += worker.drops[i].get();
     buffered += worker.buffered.get();
+    to_control += worker.to_control.get();
+    rerouted += worker.rerouted.get();
   }
+  // The accounting identity: every packet taken from RX was sent, dropped under a named reason,
+  // handed to the control thread, or is waiting in a TX buffer.
+  bool balanced() const { return rx() == tx() + dropped() + to_control + buffered; }
   std::uint64_t rx() const { return sum(rx_packets); }
   std::uint64_t tx() const { return sum(tx_packets); }
   std::uint64_t dropped() const { return sum(drops); }

@@ -9,16 +9,18 @@
 namespace braid::engine {
 
 enum class DropReason : std::size_t {
-  kTxFull,   // the egress queue took fewer packets than offered
-  kNoRoute,  // the receiving port has no egress (a queue polled with nothing to forward to)
+  kTxFull,         // the egress queue took fewer packets than offered
+  kNoRoute,        // the receiving port has no egress (a queue polled with nothing to forward to)
+  kNoMember,       // a bond had no member able to send (all down, or fewer than min_links)
+  kNotCollecting,  // received on a bond member that is not collecting (LACP, active-backup)
+  kSlowPathFull,   // a Slow Protocols frame found the control thread's ring full
   kCount,
 };
 
 inline constexpr std::size_t kDropReasonCount = static_cast<std::size_t>(DropReason::kCount);
 
 inline constexpr std::array<std::string_view, kDropReasonCount> kDropReasonNames = {
-    "tx_full",
-    "no_route",
+    "tx_full", "no_route", "no_member", "not_collecting", "slow_path_full",
 };
 
 constexpr std::string_view to_string(DropReason reason) {

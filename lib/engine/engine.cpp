@@ -4,11 +4,13 @@
 #include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include <algorithm>
 #include <cstring>
 
+#include "common/clock.hpp"
 #include "engine/mempool_sizing.hpp"
 
 namespace braid::engine {
@@ -16,6 +18,8 @@ namespace {
 
 constexpr std::uint32_t kVlanHeadroom = 2 * 4;  // QinQ
 constexpr std::uint32_t kFrameOverhead = RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + kVlanHeadroom;
+// LACPDUs and marker responses: a few per second per member, sent one at a time.
+constexpr std::uint32_t kControlPoolMbufs = 1023;
 
 std::atomic<unsigned> engine_instances{0};  // mempool names must be unique in the process
 
@@ -35,18 +39,13 @@ Engine::Engine(const config::Config& config) : config_(config) {
   check_worker_lcores();
   for (const config::PortConfig& port_config : config_.ports) {
     ports_.push_back(std::make_unique<drivers::EthdevPort>(port_config));
-  }
-  peer_of_.assign(ports_.size(), SIZE_MAX);
-  auto index_of = [&](const std::string& name) {
-    for (std::size_t i = 0; i < config_.ports.size(); ++i) {
-      if (config_.ports[i].name == name) return i;
+    if (ports_.back()->id() >= kMaxPorts) {
+      throw EngineError("engine: port " + port_config.name + " has ethdev id " +
+                        std::to_string(ports_.back()->id()) + ", above braid's limit of " +
+                        std::to_string(kMaxPorts));
     }
-    throw EngineError("engine: unknown port " + name);  // config validation makes this impossible
-  };
-  for (const config::CrossConnect& pair : config_.cross_connects) {
-    peer_of_[index_of(pair.a)] = index_of(pair.b);
-    peer_of_[index_of(pair.b)] = index_of(pair.a);
   }
+  resolve_topology();
 
   std::vector<PlacementPort> placement_ports;
   for (const auto& port : ports_) {
@@ -60,25 +59,26 @@ Engine::Engine(const config::Config& config) : config_(config) {
   placement_report_ = format_placement(placement_ports, placement_workers, placement);
 
   create_mempools();
-  const auto worker_count = static_cast<std::uint16_t>(config_.workers.lcores.size());
   for (std::size_t i = 0; i < ports_.size(); ++i) {
-    const std::uint16_t tx_queues =
-        config_.ports[i].tx_queues != 0 ? config_.ports[i].tx_queues : worker_count;
     const int socket = ports_[i]->socket();
     rte_mempool* pool = mempools_.contains(socket) ? mempools_[socket] : mempools_.begin()->second;
-    ports_[i]->configure(tx_queues, pool);
+    ports_[i]->configure(tx_queues_for(i), pool);
     for (const std::string& note : ports_[i]->notes())
       notes_.push_back(note);
   }
+  create_bonds();
   build_workers(placement);
 }
 
 Engine::~Engine() {
   stop();
   workers_.clear();
+  bonds_.clear();
   ports_.clear();
   for (auto& [socket, pool] : mempools_)
     rte_mempool_free(pool);
+  rte_mempool_free(control_pool_);
+  rte_free(qsbr_);
 }
 
 void Engine::check_worker_lcores() const {
@@ -95,6 +95,51 @@ void Engine::check_worker_lcores() const {
   }
 }
 
+void Engine::resolve_topology() {
+  auto port_index = [&](std::string_view name) -> std::size_t {
+    for (std::size_t i = 0; i < config_.ports.size(); ++i) {
+      if (config_.ports[i].name == name) return i;
+    }
+    return SIZE_MAX;
+  };
+  auto endpoint = [&](std::string_view name) {
+    for (std::size_t b = 0; b < config_.bonds.size(); ++b) {
+      if (config_.bonds[b].name == name) return Endpoint{Endpoint::Kind::kBond, b};
+    }
+    return Endpoint{Endpoint::Kind::kPort, port_index(name)};
+  };
+  peer_of_port_.assign(ports_.size(), Endpoint{});
+  peer_of_bond_.assign(config_.bonds.size(), SIZE_MAX);
+  membership_.assign(ports_.size(), Membership{});
+  for (std::size_t b = 0; b < config_.bonds.size(); ++b) {
+    for (std::size_t m = 0; m < config_.bonds[b].members.size(); ++m) {
+      membership_[port_index(config_.bonds[b].members[m])] = {b, static_cast<bond::MemberIndex>(m)};
+    }
+  }
+  // Config validation guarantees both ends exist and at most one end is a bond.
+  for (const config::CrossConnect& pair : config_.cross_connects) {
+    const Endpoint a = endpoint(pair.a);
+    const Endpoint b = endpoint(pair.b);
+    for (const auto& [self, other] : {std::pair{a, b}, std::pair{b, a}}) {
+      if (self.kind == Endpoint::Kind::kPort) {
+        peer_of_port_[self.index] = other;
+      } else {
+        peer_of_bond_[self.index] = other.index;
+      }
+    }
+  }
+}
+
+// Worker w owns TX queue w on every port, so no TX queue is shared between threads; a bond
+// member has one more, owned by the control thread for LACPDUs.
+std::uint16_t Engine::tx_queues_for(std::size_t port) const {
+  const auto workers = static_cast<std::uint16_t>(config_.workers.lcores.size());
+  const std::uint16_t configured = config_.ports[port].tx_queues;
+  const std::uint16_t for_workers = std::max(configured, workers);
+  return membership_[port].bond == SIZE_MAX ? for_workers
+                                            : static_cast<std::uint16_t>(for_workers + 1);
+}
+
 // One pool per socket that has ports (vdevs without affinity count as the main lcore's socket),
 // sized by mbufs_needed() so that forwarding alone can never exhaust it.
 void Engine::create_mempools() {
@@ -104,12 +149,9 @@ void Engine::create_mempools() {
   for (std::size_t i = 0; i < ports_.size(); ++i) {
     const config::PortConfig& port = config_.ports[i];
     const int socket = ports_[i]->socket() < 0 ? main_socket : ports_[i]->socket();
-    const std::uint16_t tx_queues = port.tx_queues != 0
-                                        ? port.tx_queues
-                                        : static_cast<std::uint16_t>(config_.workers.lcores.size());
     MempoolDemand& d = demand[socket];
     d.rx_descriptors += std::uint64_t{port.rx_queues} * port.rx_descriptors;
-    d.tx_descriptors += std::uint64_t{tx_queues} * port.tx_descriptors;
+    d.tx_descriptors += std::uint64_t{tx_queues_for(i)} * port.tx_descriptors;
     d.pmd_held += port.extra_mbufs;
     d.lcores = static_cast<std::uint32_t>(config_.workers.lcores.size() + 1);
     d.egress_ports = static_cast<std::uint32_t>(ports_.size());
@@ -133,6 +175,38 @@ void Engine::create_mempools() {
     notes_.push_back("mempool " + name + ": " + std::to_string(count) + " mbufs of " +
                      std::to_string(data_room) + " bytes on socket " + std::to_string(socket));
   }
+  const std::string control_name = "braid" + std::to_string(instance) + "_ctl";
+  control_pool_ = rte_pktmbuf_pool_create(control_name.c_str(), kControlPoolMbufs, 0, 0,
+                                          RTE_MBUF_DEFAULT_BUF_SIZE, main_socket);
+  if (control_pool_ == nullptr) {
+    throw EngineError("engine: cannot create mempool " + control_name + ": " +
+                      std::strerror(rte_errno));
+  }
+  const auto workers = static_cast<std::uint32_t>(config_.workers.lcores.size());
+  const std::size_t qsbr_size = rte_rcu_qsbr_get_memsize(workers);
+  qsbr_ = static_cast<rte_rcu_qsbr*>(rte_zmalloc("braid_qsbr", qsbr_size, RTE_CACHE_LINE_SIZE));
+  if (qsbr_ == nullptr || rte_rcu_qsbr_init(qsbr_, workers) != 0) {
+    throw EngineError("engine: cannot set up RCU state for " + std::to_string(workers) +
+                      " workers");
+  }
+}
+
+void Engine::create_bonds() {
+  for (std::size_t b = 0; b < config_.bonds.size(); ++b) {
+    const config::BondConfig& bond_config = config_.bonds[b];
+    std::vector<drivers::EthdevPort*> members;
+    std::uint16_t control_queue = UINT16_MAX;
+    for (std::size_t p = 0; p < ports_.size(); ++p) {
+      if (membership_[p].bond != b) continue;
+      members.resize(std::max<std::size_t>(members.size(), membership_[p].member + 1u));
+      members[membership_[p].member] = ports_[p].get();
+      control_queue = std::min<std::uint16_t>(control_queue, tx_queues_for(p) - 1);
+    }
+    // Every member has the same count of worker queues, so the control queue index is shared.
+    bonds_.push_back(
+        std::make_unique<bond::Bond>(bond_config, members, control_queue, control_pool_, qsbr_));
+    bonds_.back()->prepare_members();
+  }
 }
 
 void Engine::build_workers(const Placement& placement) {
@@ -140,23 +214,55 @@ void Engine::build_workers(const Placement& placement) {
   for (std::size_t w = 0; w < config_.workers.lcores.size(); ++w) {
     auto worker = std::make_unique<Worker>();
     worker->lcore = config_.workers.lcores[w];
+    worker->index = static_cast<unsigned>(w);
     worker->socket = static_cast<int>(rte_lcore_to_socket_id(worker->lcore));
     worker->burst = config_.workers.burst;
     worker->drain_cycles = std::max<std::uint64_t>(drain_cycles, 1);
     worker->running = &running_;
-    // Worker w owns TX queue w on every port: TX queues are never shared between threads.
+    worker->qsbr = qsbr_;
+    rte_rcu_qsbr_thread_register(qsbr_, worker->index);
     std::vector<TxBuffer*> buffer_of_port(ports_.size(), nullptr);
     for (std::size_t p = 0; p < ports_.size(); ++p) {
       worker->tx_buffers.push_back(std::make_unique<TxBuffer>(
           ports_[p]->id(), static_cast<std::uint16_t>(w), worker->burst, worker->counters));
       buffer_of_port[p] = worker->tx_buffers.back().get();
     }
-    for (const RxQueueRef& ref : placement.per_worker[w]) {
-      const std::size_t peer = peer_of_[ref.port];
-      worker->routes.push_back(
-          {ports_[ref.port]->id(), ref.queue, peer == SIZE_MAX ? nullptr : buffer_of_port[peer]});
-    }
+    build_routes(*worker, placement.per_worker[w], buffer_of_port);
     workers_.push_back(std::move(worker));
+  }
+}
+
+void Engine::build_routes(Worker& worker, const std::vector<RxQueueRef>& queues,
+                          const std::vector<TxBuffer*>& buffer_of_port) {
+  // One egress object per bond per worker, shared by every route of this worker into the bond.
+  std::vector<bond::BondEgress*> egress_of_bond(bonds_.size(), nullptr);
+  for (std::size_t b = 0; b < bonds_.size(); ++b) {
+    std::array<TxBuffer*, bond::kMaxMembers> member_tx{};
+    for (std::size_t p = 0; p < ports_.size(); ++p) {
+      if (membership_[p].bond == b) member_tx[membership_[p].member] = buffer_of_port[p];
+    }
+    worker.bond_egress.push_back(
+        std::make_unique<bond::BondEgress>(bonds_[b]->shared(), member_tx));
+    egress_of_bond[b] = worker.bond_egress.back().get();
+  }
+  for (const RxQueueRef& ref : queues) {
+    RxRoute route;
+    route.port = ports_[ref.port]->id();
+    route.queue = ref.queue;
+    if (const Membership& member = membership_[ref.port]; member.bond != SIZE_MAX) {
+      TxBuffer* peer_tx = buffer_of_port[peer_of_bond_[member.bond]];
+      worker.bond_ingress.push_back(std::make_unique<bond::BondIngress>(
+          bonds_[member.bond]->shared(), member.member, route.port, peer_tx));
+      route.kind = RouteKind::kFromMember;
+      route.bond_ingress = worker.bond_ingress.back().get();
+    } else if (const Endpoint& peer = peer_of_port_[ref.port]; peer.kind == Endpoint::Kind::kPort) {
+      route.kind = RouteKind::kToPort;
+      route.egress = buffer_of_port[peer.index];
+    } else if (peer.kind == Endpoint::Kind::kBond) {
+      route.kind = RouteKind::kToBond;
+      route.bond_egress = egress_of_bond[peer.index];
+    }
+    worker.routes.push_back(route);
   }
 }
 
@@ -166,6 +272,9 @@ void Engine::start() {
     for (const auto& port : ports_)
       port->start();
     ports_started_ = true;
+    const std::uint64_t now = monotonic_ns();
+    for (const auto& bond : bonds_)
+      bond->start(now);
   }
   running_.store(true, std::memory_order_release);
   for (const auto& worker : workers_) {
@@ -192,6 +301,14 @@ void Engine::stop() {
       port->stop();
     ports_started_ = false;
   }
+}
+
+std::uint64_t Engine::poll_control(std::uint64_t now_ns) {
+  std::uint64_t next = UINT64_MAX;
+  if (!ports_started_) return next;
+  for (const auto& bond : bonds_)
+    next = std::min(next, bond->poll(now_ns));
+  return next;
 }
 
 CounterTotals Engine::totals() const {

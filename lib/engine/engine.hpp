@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bond/dpdk/bond.hpp"
 #include "config/config.hpp"
 #include "engine/counters.hpp"
 #include "engine/placement.hpp"
@@ -42,24 +43,51 @@ class Engine {
   void resume() { start(); }
   bool running() const { return running_.load(std::memory_order_relaxed); }
 
+  // The control thread's periodic work for the bonds (links, LACP, tables). Returns when it next
+  // has work (monotonic ns).
+  std::uint64_t poll_control(std::uint64_t now_ns);
+
   CounterTotals totals() const;
   NicCounters nic_counters(std::size_t port_index) const;
   std::size_t port_count() const { return ports_.size(); }
   const drivers::EthdevPort& port(std::size_t index) const { return *ports_[index]; }
   const std::vector<std::unique_ptr<Worker>>& workers() const { return workers_; }
+  std::size_t bond_count() const { return bonds_.size(); }
+  bond::Bond& bond(std::size_t index) { return *bonds_[index]; }
+  const bond::Bond& bond(std::size_t index) const { return *bonds_[index]; }
   const std::string& placement_report() const { return placement_report_; }
   const std::vector<std::string>& notes() const { return notes_; }  // adjustments, to log
 
  private:
+  // What a cross-connect joins: a port or a bond.
+  struct Endpoint {
+    enum class Kind { kNone, kPort, kBond } kind = Kind::kNone;
+    std::size_t index = 0;
+  };
+  struct Membership {
+    std::size_t bond = SIZE_MAX;  // SIZE_MAX: not a member
+    bond::MemberIndex member = 0;
+  };
+
   void check_worker_lcores() const;
+  void resolve_topology();
+  std::uint16_t tx_queues_for(std::size_t port) const;
   void create_mempools();
+  void create_bonds();
   void build_workers(const Placement& placement);
+  void build_routes(Worker& worker, const std::vector<RxQueueRef>& queues,
+                    const std::vector<TxBuffer*>& buffer_of_port);
 
   config::Config config_;
   std::vector<std::unique_ptr<drivers::EthdevPort>> ports_;
   std::map<int, rte_mempool*> mempools_;  // by socket
+  rte_mempool* control_pool_ = nullptr;   // LACPDUs and marker responses
+  rte_rcu_qsbr* qsbr_ = nullptr;          // workers' quiescent states, for bond tables
+  std::vector<std::unique_ptr<bond::Bond>> bonds_;
   std::vector<std::unique_ptr<Worker>> workers_;
-  std::vector<std::size_t> peer_of_;  // cross-connect: port index -> egress port index
+  std::vector<Endpoint> peer_of_port_;     // by port index
+  std::vector<std::size_t> peer_of_bond_;  // by bond index: a port index
+  std::vector<Membership> membership_;     // by port index
   std::atomic<bool> running_{false};
   bool ports_started_ = false;
   std::string placement_report_;

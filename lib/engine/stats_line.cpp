@@ -75,12 +75,15 @@ std::string format_final_report(const CounterTotals& totals,
     report += " " + std::string(kDropReasonNames[r]) + "=" + std::to_string(totals.drops[r]);
   }
   report += "\n";
-  const bool balanced = totals.rx() == totals.tx() + totals.dropped() + totals.buffered;
-  std::snprintf(
-      line, sizeof line, "  accounting: rx %llu = tx %llu + dropped %llu + in flight %llu: %s\n",
-      static_cast<unsigned long long>(totals.rx()), static_cast<unsigned long long>(totals.tx()),
-      static_cast<unsigned long long>(totals.dropped()),
-      static_cast<unsigned long long>(totals.buffered), balanced ? "balanced" : "MISMATCH");
+  std::snprintf(line, sizeof line,
+                "  accounting: rx %llu = tx %llu + dropped %llu + to control %llu + in flight "
+                "%llu: %s\n",
+                static_cast<unsigned long long>(totals.rx()),
+                static_cast<unsigned long long>(totals.tx()),
+                static_cast<unsigned long long>(totals.dropped()),
+                static_cast<unsigned long long>(totals.to_control),
+                static_cast<unsigned long long>(totals.buffered),
+                totals.balanced() ? "balanced" : "MISMATCH");
   report += line;
   return report;
 }

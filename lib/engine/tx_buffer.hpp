@@ -35,6 +35,21 @@ class TxBuffer {
     }
   }
 
+  void add_one(rte_mbuf* packet) {
+    buffer_[count_++] = packet;
+    if (count_ == burst_) flush();
+  }
+
+  // Hands back the pending packets without sending them (a bond re-routes them when this
+  // buffer's member stops distributing). Returns how many were written to `out`.
+  std::uint16_t take(rte_mbuf** out) {
+    const std::uint16_t n = count_;
+    for (std::uint16_t i = 0; i < n; ++i)
+      out[i] = buffer_[i];
+    count_ = 0;
+    return n;
+  }
+
   void flush() {
     if (count_ == 0) return;
     const std::uint16_t n = count_;

@@ -12,6 +12,8 @@ void Worker::drain() {
 void Worker::run() {
   std::array<rte_mbuf*, kMaxBurst> packets{};
   std::uint64_t last_drain = rte_rdtsc();
+  std::uint64_t last_pending = 0;
+  rte_rcu_qsbr_thread_online(qsbr, index);
   while (running->load(std::memory_order_relaxed)) {
     std::uint64_t received = 0;
     for (const RxRoute& route : routes) {
@@ -19,11 +21,20 @@ void Worker::run() {
       if (n == 0) continue;
       received += n;
       counters.rx_packets[route.port].add(n);
-      if (route.egress != nullptr) {
-        route.egress->add(packets.data(), n);
-      } else {
-        counters.drops[static_cast<std::size_t>(DropReason::kNoRoute)].add(n);
-        rte_pktmbuf_free_bulk(packets.data(), n);
+      switch (route.kind) {
+        case RouteKind::kToPort:
+          route.egress->add(packets.data(), n);
+          break;
+        case RouteKind::kToBond:
+          route.bond_egress->send(packets.data(), n, counters);
+          break;
+        case RouteKind::kFromMember:
+          route.bond_ingress->receive(packets.data(), n, counters);
+          break;
+        case RouteKind::kNoRoute:
+          counters.drops[static_cast<std::size_t>(DropReason::kNoRoute)].add(n);
+          rte_pktmbuf_free_bulk(packets.data(), n);
+          break;
       }
     }
     const std::uint64_t now = rte_rdtsc();
@@ -34,12 +45,18 @@ void Worker::run() {
     std::uint64_t pending = 0;
     for (const auto& buffer : tx_buffers)
       pending += buffer->pending();
-    counters.buffered.set(pending);
+    if (pending != last_pending) {
+      counters.buffered.set(pending);
+      last_pending = pending;
+    }
     counters.loops.add(1);
     if (received == 0) counters.idle_loops.add(1);
+    // Nothing from an old bond table is held past this point.
+    rte_rcu_qsbr_quiescent(qsbr, index);
   }
   drain();
   counters.buffered.set(0);
+  rte_rcu_qsbr_thread_offline(qsbr, index);
 }
 
 int worker_main(void* arg) {

@@ -1,33 +1,52 @@
 // A worker lcore's state and its poll loop: RX burst from each owned (port, queue), hand the
-// burst to the egress port's TX buffer, drain partial bursts on a TSC deadline. Everything here
-// belongs to one thread; the control thread only reads the counters and sets `running`.
+// burst to where its route says (a port's TX buffer, a bond's egress, or a bond member's
+// ingress), drain partial bursts on a TSC deadline, report a quiescent state for table
+// publication. Everything here belongs to one thread; the control thread only reads the
+// counters and sets `running`.
 #pragma once
+
+#include <rte_rcu_qsbr.h>
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "bond/dpdk/bond_datapath.hpp"
 #include "engine/counters.hpp"
 #include "engine/tx_buffer.hpp"
 
 namespace braid::engine {
 
+enum class RouteKind : std::uint8_t {
+  kToPort,      // cross-connect: straight to the peer port's TX buffer
+  kToBond,      // into a bond: hash, bucket, member
+  kFromMember,  // out of a bond member: Slow Protocols to control, data to the bond's peer
+  kNoRoute,     // nothing to forward to (counted as no_route)
+};
+
 struct RxRoute {
   std::uint16_t port = 0;
   std::uint16_t queue = 0;
-  TxBuffer* egress = nullptr;  // nullptr: nothing to forward to (counted as no_route)
+  RouteKind kind = RouteKind::kNoRoute;
+  TxBuffer* egress = nullptr;
+  bond::BondEgress* bond_egress = nullptr;
+  bond::BondIngress* bond_ingress = nullptr;
 };
 
 struct Worker {
   unsigned lcore = 0;
+  unsigned index = 0;  // thread id for RCU, and the TX queue this worker owns on every port
   int socket = 0;
   std::uint16_t burst = 32;
   std::uint64_t drain_cycles = 0;  // TSC cycles between forced drains of partial bursts
   std::vector<RxRoute> routes;
-  std::vector<std::unique_ptr<TxBuffer>> tx_buffers;  // one per egress port, this worker's queue
+  std::vector<std::unique_ptr<TxBuffer>> tx_buffers;  // one per port, this worker's queue
+  std::vector<std::unique_ptr<bond::BondEgress>> bond_egress;
+  std::vector<std::unique_ptr<bond::BondIngress>> bond_ingress;
   WorkerCounters counters;
   const std::atomic<bool>* running = nullptr;
+  rte_rcu_qsbr* qsbr = nullptr;
 
   // Sends every partial burst now.
   void drain();

@@ -69,7 +69,7 @@ def test_demo_moves_packets_and_accounts_for_all_of_them():
     assert len(rates) >= 3, result.stdout
     assert any(float(value) > 0 for value, _ in rates), result.stdout
     assert "no free hugepages" in result.stdout or "--no-huge" not in result.stdout
-    assert re.search(r"accounting: rx (\d+) = tx \d+ \+ dropped \d+ \+ in flight 0: balanced",
+    assert re.search(r"accounting: rx (\d+) = tx \d+ \+ dropped \d+ \+ to control \d+ \+ in flight 0: balanced",
                      result.stdout), result.stdout
     received = int(re.search(r"accounting: rx (\d+)", result.stdout).group(1))
     assert received > 0

@@ -37,16 +37,22 @@ rte_mempool* test_mempool() {
   return pool;
 }
 
-RingPort::RingPort(const std::string& name, unsigned ring_size) : name_(name) {
+RingPort::RingPort(const std::string& name, unsigned tx_queues, unsigned ring_size) : name_(name) {
   to_port_ = rte_ring_create((name + "_rx").c_str(), ring_size, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-  from_port_ = rte_ring_create((name + "_tx").c_str(), ring_size, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+  from_port_ = rte_ring_create((name + "_tx").c_str(), ring_size, 0, RING_F_SC_DEQ);
   if (to_port_ == nullptr || from_port_ == nullptr) throw std::runtime_error("ring create failed");
-  const int id = rte_eth_from_rings(name.c_str(), &to_port_, 1, &from_port_, 1, 0);
+  std::vector<rte_ring*> tx_rings(tx_queues, from_port_);
+  const int id = rte_eth_from_rings(name.c_str(), &to_port_, 1, tx_rings.data(), tx_queues, 0);
   if (id < 0) throw std::runtime_error("rte_eth_from_rings failed for " + name);
   port_id_ = static_cast<std::uint16_t>(id);
   char ethdev_name[RTE_ETH_NAME_MAX_LEN];
   rte_eth_dev_get_name_by_port(port_id_, ethdev_name);
   name_ = ethdev_name;  // the ring PMD prefixes the name it was given
+  // Ring ports start with an all-zero MAC; give each a locally administered unicast one, as a
+  // real NIC would have (LACP identifies systems and ports by MAC).
+  rte_ether_addr mac{{0x02, 0x00, 0x00, 0x00, static_cast<std::uint8_t>(port_id_ >> 8),
+                      static_cast<std::uint8_t>(port_id_)}};
+  rte_eth_dev_default_mac_addr_set(port_id_, &mac);
 }
 
 RingPort::~RingPort() {

@@ -20,10 +20,12 @@ class EalEnvironment : public ::testing::Environment {
 };
 
 // A pair of rings exposed as one ethdev (rte_eth_from_rings): the test enqueues on `to_port`
-// (the port's RX) and dequeues on `from_port` (the port's TX). Closed and freed on destruction.
+// (the port's RX) and dequeues on `from_port` (the port's TX). The port has `tx_queues` TX queues
+// that all feed `from_port` (multi-producer: a worker and the control thread may both send).
+// Closed and freed on destruction.
 class RingPort {
  public:
-  RingPort(const std::string& name, unsigned ring_size = 4096);
+  RingPort(const std::string& name, unsigned tx_queues = 2, unsigned ring_size = 4096);
   ~RingPort();
   RingPort(const RingPort&) = delete;
   RingPort& operator=(const RingPort&) = delete;

@@ -91,6 +91,69 @@ stats:
   EXPECT_EQ(config.stats.interval_ms, 0u);
 }
 
+TEST(Config, BondDefaultsAndSettings) {
+  const Config config = parse_config(R"(
+ports:
+  - {name: host, device: net_ring0}
+  - {name: m0, device: "0000:3b:00.0"}
+  - {name: m1, device: "0000:3b:00.1"}
+  - {name: h2, device: net_ring1}
+  - {name: b0, device: "0000:af:00.0"}
+bonds:
+  - name: uplink
+    members: [m0, m1]
+  - name: backup
+    members: [b0]
+    mode: active-backup
+    hash: toeplitz-sym
+    buckets: 4096
+    mac: "02:00:00:00:00:aa"
+    link_poll_us: 100
+cross_connect: [[host, uplink], [h2, backup]]
+)",
+                                     "bonds.yaml");
+  ASSERT_EQ(config.bonds.size(), 2u);
+  const BondConfig& uplink = config.bonds[0];
+  EXPECT_EQ(uplink.mode, BondMode::kLacp);
+  EXPECT_EQ(uplink.hash, "l34");
+  EXPECT_EQ(uplink.buckets, 256u);
+  EXPECT_EQ(uplink.min_links, 1u);
+  EXPECT_TRUE(uplink.lacp.fast);
+  EXPECT_TRUE(uplink.lacp.active);
+  EXPECT_TRUE(uplink.lacp.fallback);
+  EXPECT_FALSE(uplink.lacp.key.has_value());
+  EXPECT_EQ(uplink.lacp.aggregate_wait_ms, 2000u);
+  const BondConfig& backup = config.bonds[1];
+  EXPECT_EQ(backup.mode, BondMode::kActiveBackup);
+  EXPECT_EQ(backup.buckets, 4096u);
+  EXPECT_EQ(backup.mac, "02:00:00:00:00:aa");
+  EXPECT_EQ(config.bond_of_port("m1"), &uplink);
+  EXPECT_EQ(config.bond_of_port("host"), nullptr);
+}
+
+TEST(Config, LacpSettings) {
+  const Config config = parse_config(R"(
+ports:
+  - {name: host, device: net_ring0}
+  - {name: m0, device: net_ring1}
+bonds:
+  - name: up
+    members: [m0]
+    lacp: {rate: slow, activity: passive, system_priority: 100, port_priority: 7, key: 33,
+           aggregate_wait_ms: 500, fallback: false}
+cross_connect: [[host, up]]
+)",
+                                     "lacp.yaml");
+  const LacpSettings& lacp = config.bonds[0].lacp;
+  EXPECT_FALSE(lacp.fast);
+  EXPECT_FALSE(lacp.active);
+  EXPECT_EQ(lacp.system_priority, 100);
+  EXPECT_EQ(lacp.port_priority, 7);
+  EXPECT_EQ(lacp.key, 33);
+  EXPECT_EQ(lacp.aggregate_wait_ms, 500u);
+  EXPECT_FALSE(lacp.fallback);
+}
+
 TEST(Config, DemoConfigIsValid) {
   const Config config = parse_config(demo_config_text(), "demo");
   ASSERT_TRUE(config.trace.has_value());
@@ -147,7 +210,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"unknown_peer",
                 "ports:\n  - {name: p0, device: a}\n  - {name: p1, device: b}\n"
                 "cross_connect: [[p0, p2]]\n",
-                "port \"p2\" is not a configured port (known: p0, p1)"},
+                "\"p2\" is not a configured port or bond (known: p0, p1)"},
         BadCase{"self_connect", "ports:\n  - {name: p0, device: a}\ncross_connect: [[p0, p0]]\n",
                 "already in another pair"},
         BadCase{"not_a_pair",
@@ -179,6 +242,57 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"trace_without_section",
                 "ports:\n  - {name: p0, device: \"net_pcap0,rx_pcap={trace}\"}\n",
                 "uses {trace} but the config has no trace section"},
+        BadCase{"bond_unknown_member",
+                "ports:\n  - {name: h, device: a}\n  - {name: m0, device: b}\n"
+                "bonds:\n  - {name: up, members: [m0, m9]}\ncross_connect: [[h, up]]\n",
+                "bonds[0] \"up\": member \"m9\" is not a configured port (known: h, m0)"},
+        BadCase{"bond_member_twice",
+                "ports:\n  - {name: h, device: a}\n  - {name: m0, device: b}\n"
+                "bonds:\n  - {name: up, members: [m0]}\n  - {name: up2, members: [m0]}\n"
+                "cross_connect: [[h, up]]\n",
+                "is a member of more than one bond"},
+        BadCase{"bond_member_cross_connected",
+                "ports:\n  - {name: h, device: a}\n  - {name: m0, device: b}\n"
+                "bonds:\n  - {name: up, members: [m0]}\ncross_connect: [[h, m0]]\n",
+                "port \"m0\" is a member of bond \"up\": cross-connect the bond instead"},
+        BadCase{"bond_unused",
+                "ports:\n  - {name: h, device: a}\n  - {name: g, device: c}\n"
+                "  - {name: m0, device: b}\n"
+                "bonds:\n  - {name: up, members: [m0]}\ncross_connect: [[h, g]]\n",
+                "bond is not used by anything"},
+        BadCase{"bond_bad_mode",
+                "ports:\n  - {name: m0, device: b}\nbonds:\n  - {name: up, members: [m0], "
+                "mode: roundrobin}\n",
+                "unknown mode \"roundrobin\" (known: lacp, static, active-backup)"},
+        BadCase{"bond_bad_hash",
+                "ports:\n  - {name: m0, device: b}\nbonds:\n  - {name: up, members: [m0], "
+                "hash: layer3+4}\n",
+                "hash policy \"layer3+4\" is not known"},
+        BadCase{"bond_buckets_not_power_of_two",
+                "ports:\n  - {name: m0, device: b}\nbonds:\n  - {name: up, members: [m0], "
+                "buckets: 300}\n",
+                "must be a power of two"},
+        BadCase{"bond_min_links",
+                "ports:\n  - {name: h, device: a}\n  - {name: m0, device: b}\n"
+                "bonds:\n  - {name: up, members: [m0], min_links: 2}\ncross_connect: [[h, up]]\n",
+                "min_links 2 is more than its 1 members"},
+        BadCase{"bond_multicast_mac",
+                "ports:\n  - {name: m0, device: b}\nbonds:\n  - {name: up, members: [m0], "
+                "mac: \"01:00:5e:00:00:01\"}\n",
+                "expected a unicast MAC"},
+        BadCase{"bond_lacp_in_static",
+                "ports:\n  - {name: m0, device: b}\nbonds:\n  - {name: up, members: [m0], "
+                "mode: static, lacp: {rate: fast}}\n",
+                "LACP settings apply only to mode lacp"},
+        BadCase{"bond_lacp_rate",
+                "ports:\n  - {name: m0, device: b}\nbonds:\n  - {name: up, members: [m0], "
+                "lacp: {rate: medium}}\n",
+                "expected fast or slow"},
+        BadCase{"two_bonds_connected",
+                "ports:\n  - {name: m0, device: a}\n  - {name: m1, device: b}\n"
+                "bonds:\n  - {name: x, members: [m0]}\n  - {name: y, members: [m1]}\n"
+                "cross_connect: [[x, y]]\n",
+                "two bonds cannot be cross-connected"},
         BadCase{"ports_not_list", "ports: {name: p0}\n", "ports: expected a list"},
         BadCase{"burst_zero",
                 "ports:\n  - {name: p0, device: a}\n  - {name: p1, device: b}\n"
@@ -227,8 +341,7 @@ TEST(Config, BadControlAndMetricsValuesNameTheKey) {
             "[::1]:9464) or \"off\", got \"h:70000\"");
   EXPECT_NE(error_of(std::string(kMinimal) + "control:\n  sock: /x\n").find("unknown key \"sock\""),
             std::string::npos);
-  EXPECT_NE(error_of(std::string(kMinimal) + "control:\n  socket: /" + std::string(120, 'a') +
-                     "\n")
+  EXPECT_NE(error_of(std::string(kMinimal) + "control:\n  socket: /" + std::string(120, 'a') + "\n")
                 .find("control.socket: a UNIX socket path has at most 107 bytes"),
             std::string::npos);
 }

@@ -1,0 +1,350 @@
+#include "bond/dpdk/bond.hpp"
+
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "config/config_validate.hpp"
+#include "log/log_types.hpp"
+
+namespace braid::bond {
+namespace {
+
+constexpr std::size_t kSlowRingSize = 1024;  // LACPDUs arrive at a few per second per member
+constexpr std::size_t kEventLogCapacity = 256;
+constexpr std::uint16_t kSlowBurst = 32;
+
+lacp::MacAddress to_lacp_mac(const rte_ether_addr& mac) {
+  lacp::MacAddress out{};
+  std::memcpy(out.data(), mac.addr_bytes, out.size());
+  return out;
+}
+
+bool is_usable_unicast(const rte_ether_addr& mac) {
+  return rte_is_unicast_ether_addr(&mac) && !rte_is_zero_ether_addr(&mac);
+}
+
+// A locally administered address (bit 1 of the first octet) stable across restarts: for ports
+// that report none (ring and null PMDs have an all-zero MAC) and bonds whose first member does.
+rte_ether_addr derived_mac(const std::string& name, std::size_t index) {
+  std::uint32_t hash = 2166136261u;  // FNV-1a over the name
+  for (char c : name)
+    hash = (hash ^ static_cast<std::uint8_t>(c)) * 16777619u;
+  return rte_ether_addr{{0x02, 0x62, static_cast<std::uint8_t>(hash >> 16),
+                         static_cast<std::uint8_t>(hash >> 8), static_cast<std::uint8_t>(hash),
+                         static_cast<std::uint8_t>(index)}};
+}
+
+std::string mac_text(const rte_ether_addr& mac) {
+  char text[RTE_ETHER_ADDR_FMT_SIZE];
+  rte_ether_format_addr(text, sizeof text, &mac);
+  return text;
+}
+
+flow::HashPolicy policy_of(const config::BondConfig& config) {
+  const flow::HashPolicyParse parsed = flow::parse_hash_policy(config.hash);
+  if (!parsed.ok()) throw std::invalid_argument("bond " + config.name + ": " + parsed.error);
+  return parsed.policy;
+}
+
+}  // namespace
+
+Bond::Bond(const config::BondConfig& config, std::vector<drivers::EthdevPort*> members,
+           std::uint16_t control_tx_queue, rte_mempool* control_pool, rte_rcu_qsbr* qsbr)
+    : config_(config),
+      control_tx_queue_(control_tx_queue),
+      control_pool_(control_pool),
+      hasher_(policy_of(config)),
+      publisher_(qsbr) {
+  if (members.size() > kMaxMembers) {
+    throw std::invalid_argument("bond " + config_.name + ": at most " +
+                                std::to_string(kMaxMembers) + " members");
+  }
+  for (drivers::EthdevPort* port : members) {
+    Member member{port};
+    rte_eth_macaddr_get(port->id(), &member.own_mac);
+    if (!is_usable_unicast(member.own_mac)) {
+      member.own_mac = derived_mac(config_.name, members_.size() + 1);
+    }
+    members_.push_back(member);
+  }
+  std::array<std::uint8_t, 6> configured{};
+  if (!config_.mac.empty() && config::parse_mac(config_.mac, configured)) {
+    std::memcpy(mac_.addr_bytes, configured.data(), configured.size());
+  } else {
+    // As Linux bonding does: the first member's address.
+    mac_ = members_.front().own_mac;
+  }
+  const std::string ring_name = "slow_" + config_.name;
+  slow_ring_ = rte_ring_create(ring_name.c_str(), kSlowRingSize, SOCKET_ID_ANY, RING_F_SC_DEQ);
+  if (slow_ring_ == nullptr) {
+    throw std::runtime_error("bond " + config_.name + ": cannot create ring " + ring_name + ": " +
+                             rte_strerror(rte_errno));
+  }
+  shared_ = {&publisher_, &hasher_, slow_ring_, static_cast<std::uint16_t>(members_.size())};
+  lsc_registered_.assign(members_.size(), false);
+}
+
+Bond::~Bond() {
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    if (lsc_registered_[m]) {
+      rte_eth_dev_callback_unregister(members_[m].port->id(), RTE_ETH_EVENT_INTR_LSC,
+                                      on_link_interrupt, this);
+    }
+  }
+  if (slow_ring_ != nullptr) {
+    rte_mbuf* frame = nullptr;
+    while (rte_ring_dequeue(slow_ring_, reinterpret_cast<void**>(&frame)) == 0) {
+      rte_pktmbuf_free(frame);
+    }
+    rte_ring_free(slow_ring_);
+  }
+}
+
+void Bond::prepare_members() {
+  for (Member& member : members_) {
+    const int rc = rte_eth_dev_default_mac_addr_set(member.port->id(), &mac_);
+    if (rc != 0) {
+      BRAID_LOG_TO(kBond, WARNING, "bond %s: member %s keeps its own MAC (%s): %s\n",
+                   config_.name.c_str(), member.port->name().c_str(),
+                   mac_text(member.own_mac).c_str(), strerror(-rc));
+    }
+  }
+}
+
+int Bond::on_link_interrupt(std::uint16_t, rte_eth_event_type, void* bond, void*) {
+  // Runs on EAL's interrupt thread: only flag it; the control thread reads links itself.
+  static_cast<Bond*>(bond)->link_event_.store(true, std::memory_order_release);
+  return 0;
+}
+
+void Bond::start(std::uint64_t now_ns) {
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    const std::uint16_t port_id = members_[m].port->id();
+    const int rc = rte_eth_allmulticast_enable(port_id);
+    if (rc != 0 && rc != -ENOTSUP) {
+      BRAID_LOG_TO(kBond, WARNING,
+                   "bond %s: member %s: cannot enable all-multicast (%s); LACPDUs to "
+                   "01-80-C2-00-00-02 may not arrive\n",
+                   config_.name.c_str(), members_[m].port->name().c_str(), strerror(-rc));
+    }
+    rte_eth_dev_info info{};
+    if (rte_eth_dev_info_get(port_id, &info) == 0 && info.dev_flags != nullptr &&
+        (*info.dev_flags & RTE_ETH_DEV_INTR_LSC) != 0) {
+      lsc_registered_[m] = rte_eth_dev_callback_register(port_id, RTE_ETH_EVENT_INTR_LSC,
+                                                         on_link_interrupt, this) == 0;
+    }
+  }
+  if (config_.mode == config::BondMode::kLacp) {
+    lacp::SystemConfig system;
+    system.system_priority = config_.lacp.system_priority;
+    system.system_mac = to_lacp_mac(mac_);
+    std::vector<lacp::PortConfig> ports;
+    for (std::size_t m = 0; m < members_.size(); ++m) {
+      lacp::PortConfig port;
+      port.port_number = static_cast<std::uint16_t>(m + 1);
+      port.port_priority = config_.lacp.port_priority;
+      port.port_mac = to_lacp_mac(members_[m].own_mac);
+      port.key = config_.lacp.key;
+      port.activity =
+          config_.lacp.active ? lacp::LacpActivity::kActive : lacp::LacpActivity::kPassive;
+      port.timeout = config_.lacp.fast ? lacp::LacpTimeout::kShort : lacp::LacpTimeout::kLong;
+      port.aggregate_wait_ns = std::uint64_t{config_.lacp.aggregate_wait_ms} * 1'000'000;
+      port.fallback = config_.lacp.fallback;
+      ports.push_back(port);
+    }
+    lacp_ = std::make_unique<lacp::LacpSystem>(
+        system, ports,
+        [this](std::size_t member, ByteSpan frame) { send_control_frame(member, frame); }, now_ns);
+  }
+  buckets_.assign(config_.buckets, kNoMember);
+  log(now_ns, "started, MAC " + mac_text(mac_));
+  poll_links(now_ns);
+  rebuild(now_ns, "start");
+}
+
+std::uint64_t Bond::poll(std::uint64_t now_ns) {
+  if (link_event_.exchange(false, std::memory_order_acq_rel) || now_ns >= next_link_poll_ns_) {
+    poll_links(now_ns);
+  }
+  drain_slow_ring(now_ns);
+  if (lacp_) {
+    if (now_ns >= lacp_->next_deadline_ns()) lacp_->tick(now_ns);
+    if (lacp_->generation() != lacp_generation_) rebuild(now_ns, "LACP state changed");
+  }
+  publisher_.reclaim();
+  std::uint64_t next = next_link_poll_ns_;
+  if (lacp_) next = std::min(next, lacp_->next_deadline_ns());
+  return next;
+}
+
+void Bond::poll_links(std::uint64_t now_ns) {
+  next_link_poll_ns_ = now_ns + std::uint64_t{config_.link_poll_us} * 1000;
+  bool changed = false;
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    Member& member = members_[m];
+    rte_eth_link link{};
+    if (rte_eth_link_get_nowait(member.port->id(), &link) != 0) continue;
+    const bool up = link.link_status == RTE_ETH_LINK_UP;
+    const bool full_duplex = link.link_duplex == RTE_ETH_LINK_FULL_DUPLEX;
+    if (up == member.link_up && link.link_speed == member.speed_mbps) continue;
+    member.link_up = up;
+    member.speed_mbps = link.link_speed;
+    member.full_duplex = full_duplex;
+    ++counters_.link_changes;
+    changed = true;
+    log(now_ns, "member " + member.port->name() + " link " + (up ? "up " : "down") +
+                    (up ? " " + std::to_string(link.link_speed) + " Mbit/s" : ""));
+    if (lacp_) {
+      lacp_->on_link(m, up && member.admin_up, member.speed_mbps, full_duplex, now_ns);
+    }
+  }
+  if (changed) rebuild(now_ns, "link change");
+}
+
+void Bond::drain_slow_ring(std::uint64_t now_ns) {
+  std::array<rte_mbuf*, kSlowBurst> frames;
+  unsigned n = 0;
+  while ((n = rte_ring_sc_dequeue_burst(slow_ring_, reinterpret_cast<void**>(frames.data()),
+                                        kSlowBurst, nullptr)) != 0) {
+    for (unsigned i = 0; i < n; ++i) {
+      rte_mbuf* frame = frames[i];
+      ++counters_.slow_frames;
+      std::size_t member = members_.size();
+      for (std::size_t m = 0; m < members_.size(); ++m) {
+        if (members_[m].port->id() == frame->port) member = m;
+      }
+      if (lacp_ && member < members_.size()) {
+        lacp_->on_frame(member,
+                        ByteSpan(rte_pktmbuf_mtod(frame, const std::uint8_t*), frame->data_len),
+                        now_ns);
+      } else {
+        ++counters_.slow_frames_ignored;
+      }
+    }
+    rte_pktmbuf_free_bulk(frames.data(), n);
+  }
+}
+
+void Bond::send_control_frame(std::size_t member, ByteSpan frame) {
+  rte_mbuf* mbuf = rte_pktmbuf_alloc(control_pool_);
+  char* data = mbuf != nullptr ? rte_pktmbuf_append(mbuf, static_cast<std::uint16_t>(frame.size()))
+                               : nullptr;
+  if (data == nullptr) {
+    rte_pktmbuf_free(mbuf);
+    ++counters_.control_tx_failed;
+    return;
+  }
+  std::memcpy(data, frame.data(), frame.size());
+  if (rte_eth_tx_burst(members_[member].port->id(), control_tx_queue_, &mbuf, 1) == 1) {
+    ++counters_.control_tx;
+  } else {
+    rte_pktmbuf_free(mbuf);
+    ++counters_.control_tx_failed;
+  }
+}
+
+bool Bond::usable(std::size_t m) const {
+  const Member& member = members_[m];
+  if (!member.link_up || !member.admin_up || member.weight == 0) return false;
+  if (lacp_) return lacp_->distributing(m);
+  return true;
+}
+
+void Bond::rebuild(std::uint64_t now_ns, const std::string& cause) {
+  if (lacp_) lacp_generation_ = lacp_->generation();
+  auto table = std::make_unique<BondTable>();
+  std::vector<std::uint32_t> weights(members_.size(), 0);
+  std::size_t usable_count = 0;
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    if (usable(m)) ++usable_count;
+  }
+  if (config_.mode == config::BondMode::kActiveBackup) {
+    // Sticky: the active member stays while it is usable; otherwise the first usable one.
+    if (!active_backup_member_ || !usable(*active_backup_member_)) {
+      active_backup_member_.reset();
+      for (std::size_t m = 0; m < members_.size() && !active_backup_member_; ++m) {
+        if (usable(m)) active_backup_member_ = m;
+      }
+    }
+    if (active_backup_member_) weights[*active_backup_member_] = 1;
+  } else if (usable_count >= config_.min_links) {
+    for (std::size_t m = 0; m < members_.size(); ++m) {
+      if (usable(m)) weights[m] = members_[m].weight;
+    }
+  }
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    table->distributing[m] = weights[m] != 0;
+    switch (config_.mode) {
+      case config::BondMode::kLacp:
+        table->collecting[m] = lacp_->collecting(m) && members_[m].admin_up;
+        break;
+      case config::BondMode::kStatic:
+        table->collecting[m] = members_[m].link_up && members_[m].admin_up;
+        break;
+      case config::BondMode::kActiveBackup:
+        table->collecting[m] = weights[m] != 0;
+        break;
+    }
+  }
+  const RebalanceResult result = rebalance(buckets_, weights);
+  buckets_ = result.buckets;
+  table->buckets = buckets_;
+  table->bucket_shift = 32 - static_cast<std::uint32_t>(__builtin_ctz(config_.buckets));
+  const BondTable* previous = publisher_.current();
+  const bool same = previous != nullptr && previous->buckets == table->buckets &&
+                    previous->collecting == table->collecting &&
+                    previous->distributing == table->distributing;
+  if (same) return;
+  publisher_.publish(std::move(table));
+  last_publish_ns_ = now_ns;
+  ++counters_.tables_published;
+  counters_.buckets_moved += result.moved;
+  std::string distributing;
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    if (weights[m] != 0) distributing += " " + members_[m].port->name();
+  }
+  log(now_ns, "table " + std::to_string(publisher_.published()) + " (" + cause +
+                  "): " + std::to_string(result.moved) + " buckets moved; distributing:" +
+                  (distributing.empty() ? " none" : distributing));
+}
+
+void Bond::set_member_admin(std::size_t m, bool up, std::uint64_t now_ns) {
+  Member& member = members_.at(m);
+  if (member.admin_up == up) return;
+  member.admin_up = up;
+  log(now_ns, "member " + member.port->name() + " admin " + (up ? "up" : "down"));
+  if (lacp_) lacp_->on_link(m, member.link_up && up, member.speed_mbps, member.full_duplex, now_ns);
+  rebuild(now_ns, "admin change");
+}
+
+void Bond::set_weights(const std::vector<std::uint32_t>& weights, std::uint64_t now_ns) {
+  for (std::size_t m = 0; m < members_.size() && m < weights.size(); ++m) {
+    members_[m].weight = weights[m];
+  }
+  rebuild(now_ns, "weights");
+}
+
+std::vector<MemberStatus> Bond::members() const {
+  std::vector<MemberStatus> status;
+  const BondTable* table = publisher_.current();
+  const std::vector<std::uint32_t> counts = bucket_counts(buckets_, members_.size());
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    const Member& member = members_[m];
+    status.push_back({member.port->name(), member.port->id(), member.link_up, member.speed_mbps,
+                      member.admin_up, table != nullptr && table->collecting[m],
+                      table != nullptr && table->distributing[m], member.weight, counts[m]});
+  }
+  return status;
+}
+
+void Bond::log(std::uint64_t now_ns, std::string text) {
+  BRAID_LOG_TO(kBond, INFO, "bond %s: %s\n", config_.name.c_str(), text.c_str());
+  events_.push_back({now_ns, std::move(text)});
+  if (events_.size() > kEventLogCapacity) events_.pop_front();
+}
+
+}  // namespace braid::bond

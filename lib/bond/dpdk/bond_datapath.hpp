@@ -1,0 +1,131 @@
+// A bond as a worker sees it: the egress side hashes a burst and hands each packet to its
+// bucket's member TX buffer; the ingress side takes a member's RX burst, diverts Slow Protocols
+// frames to the control thread and passes data frames on. One object per (worker, bond); no
+// locks: the table comes from TablePublisher, everything else belongs to the worker.
+#pragma once
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include <array>
+#include <cstdint>
+
+#include "bond/dpdk/table_publisher.hpp"
+#include "engine/counters.hpp"
+#include "engine/tx_buffer.hpp"
+#include "flow/dpdk/mbuf_hash.hpp"
+
+namespace braid::bond {
+
+inline constexpr std::uint16_t kEtherTypeSlowProtocols = 0x8809;  // IEEE 802.3 Annex 57A
+
+// What every worker shares about one bond (read-only on the data path).
+struct BondShared {
+  const TablePublisher* publisher = nullptr;
+  const flow::FlowHasher* hasher = nullptr;
+  rte_ring* slow_ring = nullptr;  // multi-producer (workers), single-consumer (control thread)
+  std::uint16_t member_count = 0;
+};
+
+class BondEgress {
+ public:
+  BondEgress(const BondShared& shared, std::array<engine::TxBuffer*, kMaxMembers> member_tx)
+      : shared_(&shared), member_tx_(member_tx) {}
+
+  void send(rte_mbuf** packets, std::uint16_t n, engine::WorkerCounters& counters) {
+    const BondTable* table = shared_->publisher->current();
+    if (table != seen_) adopt(table, counters);
+    std::array<std::uint32_t, engine::kMaxBurst> hashes;
+    flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, hashes.data());
+    std::array<rte_mbuf*, engine::kMaxBurst> unsendable;
+    std::uint16_t dropped = 0;
+    for (std::uint16_t i = 0; i < n; ++i) {
+      const MemberIndex member = table->member_for(hashes[i]);
+      if (member == kNoMember) {
+        unsendable[dropped++] = packets[i];
+      } else {
+        member_tx_[member]->add_one(packets[i]);
+      }
+    }
+    if (dropped != 0) {
+      counters.drops[static_cast<std::size_t>(engine::DropReason::kNoMember)].add(dropped);
+      rte_pktmbuf_free_bulk(unsendable.data(), dropped);
+    }
+  }
+
+ private:
+  // A new generation: packets waiting for a member that no longer distributes are re-hashed
+  // onto the new table instead of being sent on a dead link.
+  void adopt(const BondTable* table, engine::WorkerCounters& counters) {
+    seen_ = table;
+    for (std::uint16_t m = 0; m < shared_->member_count; ++m) {
+      if (table->distributing[m] || member_tx_[m]->pending() == 0) continue;
+      std::array<rte_mbuf*, engine::kMaxBurst> pending;
+      const std::uint16_t n = member_tx_[m]->take(pending.data());
+      counters.rerouted.add(n);
+      send(pending.data(), n, counters);
+    }
+  }
+
+  const BondShared* shared_;
+  std::array<engine::TxBuffer*, kMaxMembers> member_tx_;
+  const BondTable* seen_ = nullptr;
+};
+
+class BondIngress {
+ public:
+  BondIngress(const BondShared& shared, MemberIndex member, std::uint16_t port_id,
+              engine::TxBuffer* peer_tx)
+      : shared_(&shared), member_(member), port_id_(port_id), peer_tx_(peer_tx) {}
+
+  void receive(rte_mbuf** packets, std::uint16_t n, engine::WorkerCounters& counters) {
+    const BondTable* table = shared_->publisher->current();
+    std::array<rte_mbuf*, engine::kMaxBurst> slow;
+    std::array<rte_mbuf*, engine::kMaxBurst> refused;
+    std::uint16_t data = 0, slow_count = 0, refused_count = 0;
+    const bool collecting = table->collecting[member_];
+    for (std::uint16_t i = 0; i < n; ++i) {
+      rte_mbuf* packet = packets[i];
+      if (is_slow_protocols(packet)) {
+        packet->port = port_id_;  // not every PMD sets it (net_ring does not); the control
+                                  // thread finds the member by it
+        slow[slow_count++] = packet;
+      } else if (collecting) {
+        packets[data++] = packet;
+      } else {
+        refused[refused_count++] = packet;
+      }
+    }
+    if (slow_count != 0) {
+      const unsigned queued = rte_ring_mp_enqueue_burst(
+          shared_->slow_ring, reinterpret_cast<void**>(slow.data()), slow_count, nullptr);
+      counters.to_control.add(queued);
+      if (queued < slow_count) {
+        counters.drops[static_cast<std::size_t>(engine::DropReason::kSlowPathFull)].add(slow_count -
+                                                                                        queued);
+        rte_pktmbuf_free_bulk(slow.data() + queued, slow_count - queued);
+      }
+    }
+    if (refused_count != 0) {
+      counters.drops[static_cast<std::size_t>(engine::DropReason::kNotCollecting)].add(
+          refused_count);
+      rte_pktmbuf_free_bulk(refused.data(), refused_count);
+    }
+    if (data != 0) peer_tx_->add(packets, data);
+  }
+
+ private:
+  static bool is_slow_protocols(const rte_mbuf* packet) {
+    if (packet->data_len < RTE_ETHER_HDR_LEN) return false;
+    const auto* bytes = rte_pktmbuf_mtod(packet, const std::uint8_t*);
+    return (std::uint16_t{bytes[12]} << 8 | bytes[13]) == kEtherTypeSlowProtocols;
+  }
+
+  const BondShared* shared_;
+  MemberIndex member_;
+  std::uint16_t port_id_;
+  engine::TxBuffer* peer_tx_;
+};
+
+}  // namespace braid::bond

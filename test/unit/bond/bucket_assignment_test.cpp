@@ -1,0 +1,119 @@
+#include "bond/bucket_assignment.hpp"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <random>
+
+namespace braid::bond {
+namespace {
+
+TEST(BucketQuotas, ProportionalAndComplete) {
+  const std::vector<std::uint32_t> weights = {3, 1, 0, 4};
+  const auto quotas = bucket_quotas(weights, 256);
+  EXPECT_EQ(quotas, (std::vector<std::uint32_t>{96, 32, 0, 128}));
+  const std::vector<std::uint32_t> odd = {1, 1, 1};
+  const auto thirds = bucket_quotas(odd, 256);
+  EXPECT_EQ(std::accumulate(thirds.begin(), thirds.end(), 0u), 256u);
+  EXPECT_EQ(thirds, (std::vector<std::uint32_t>{86, 85, 85}));
+  const std::vector<std::uint32_t> none = {0, 0};
+  EXPECT_EQ(bucket_quotas(none, 256), (std::vector<std::uint32_t>{0, 0}));
+}
+
+TEST(InterleavedAssignment, ThreeToOneHoldsAtEveryPrefix) {
+  const std::vector<std::uint32_t> weights = {3, 1};
+  const auto buckets = interleaved_assignment(weights, 1024);
+  std::uint32_t first = 0;
+  for (std::size_t length = 1; length <= buckets.size(); ++length) {
+    first += buckets[length - 1] == 0 ? 1 : 0;
+    const double expected = 0.75 * static_cast<double>(length);
+    EXPECT_LE(std::abs(static_cast<double>(first) - expected), 1.0) << "prefix " << length;
+  }
+  EXPECT_EQ(first, 768u);
+}
+
+TEST(InterleavedAssignment, NoActiveMemberMeansNoMember) {
+  const std::vector<std::uint32_t> weights = {0, 0, 0};
+  for (MemberIndex member : interleaved_assignment(weights, 256))
+    EXPECT_EQ(member, kNoMember);
+}
+
+TEST(Rebalance, ALeavingMemberMovesOnlyItsOwnBuckets) {
+  const std::vector<std::uint32_t> four = {1, 1, 1, 1};
+  const auto before = interleaved_assignment(four, 256);
+  const std::vector<std::uint32_t> three = {1, 0, 1, 1};
+  const RebalanceResult after = rebalance(before, three);
+  EXPECT_EQ(after.moved, 64u);
+  for (std::size_t b = 0; b < before.size(); ++b) {
+    if (before[b] != 1) {
+      EXPECT_EQ(after.buckets[b], before[b]) << "bucket " << b << " moved";
+    }
+    EXPECT_NE(after.buckets[b], 1);
+  }
+  const auto counts = bucket_counts(after.buckets, 4);
+  EXPECT_EQ(counts, (std::vector<std::uint32_t>{86, 0, 85, 85}));
+}
+
+TEST(Rebalance, AJoiningMemberTakesOnlyItsFairShare) {
+  const std::vector<std::uint32_t> three = {1, 1, 1, 0};
+  const auto before = interleaved_assignment(three, 1024);
+  const std::vector<std::uint32_t> four = {1, 1, 1, 1};
+  const RebalanceResult after = rebalance(before, four);
+  EXPECT_EQ(after.moved, 256u);
+  for (std::size_t b = 0; b < before.size(); ++b) {
+    // A bucket either stays or goes to the newcomer; old members never swap buckets.
+    EXPECT_TRUE(after.buckets[b] == before[b] || after.buckets[b] == 3) << "bucket " << b;
+  }
+  EXPECT_EQ(bucket_counts(after.buckets, 4), (std::vector<std::uint32_t>{256, 256, 256, 256}));
+}
+
+TEST(Rebalance, WeightsBecomeBucketShares) {
+  const std::vector<std::uint32_t> equal = {1, 1};
+  const auto before = interleaved_assignment(equal, 4096);
+  const std::vector<std::uint32_t> skewed = {3, 1};
+  const RebalanceResult after = rebalance(before, skewed);
+  EXPECT_EQ(bucket_counts(after.buckets, 2), (std::vector<std::uint32_t>{3072, 1024}));
+  EXPECT_EQ(after.moved, 1024u);  // exactly the difference, nothing more
+}
+
+TEST(Rebalance, AllMembersDownEmptiesTheTableAndComingBackRefillsIt) {
+  const std::vector<std::uint32_t> two = {1, 1};
+  const auto before = interleaved_assignment(two, 256);
+  const std::vector<std::uint32_t> none = {0, 0};
+  const RebalanceResult down = rebalance(before, none);
+  EXPECT_EQ(down.moved, 256u);
+  for (MemberIndex member : down.buckets)
+    EXPECT_EQ(member, kNoMember);
+  const RebalanceResult up = rebalance(down.buckets, two);
+  EXPECT_EQ(bucket_counts(up.buckets, 2), (std::vector<std::uint32_t>{128, 128}));
+}
+
+TEST(Rebalance, RandomChangesAlwaysLandOnQuotaWithMinimalMoves) {
+  std::mt19937 random(42);
+  std::vector<std::uint32_t> weights = {1, 1, 1, 1};
+  auto buckets = interleaved_assignment(weights, 512);
+  for (int round = 0; round < 500; ++round) {
+    std::vector<std::uint32_t> next = weights;
+    next[random() % 4] = random() % 5;
+    const auto quotas = bucket_quotas(next, 512);
+    const auto before_counts = bucket_counts(buckets, 4);
+    const RebalanceResult result = rebalance(buckets, next);
+    // The fewest moves possible: the buckets above quota (plus unassigned ones).
+    std::uint32_t lower_bound = 0;
+    for (std::size_t m = 0; m < 4; ++m) {
+      if (before_counts[m] > quotas[m]) lower_bound += before_counts[m] - quotas[m];
+    }
+    const auto unassigned =
+        static_cast<std::uint32_t>(std::count(buckets.begin(), buckets.end(), kNoMember));
+    const bool any_active = std::accumulate(next.begin(), next.end(), 0u) > 0;
+    if (any_active) {
+      EXPECT_EQ(result.moved, lower_bound + unassigned);
+      EXPECT_EQ(bucket_counts(result.buckets, 4), quotas);
+    }
+    buckets = result.buckets;
+    weights = next;
+  }
+}
+
+}  // namespace
+}  // namespace braid::bond
