@@ -88,9 +88,14 @@ void ControlPlane::start(std::uint64_t now_ns) {
   }
   const ListenAddress address = parse_listen_address(settings_.metrics_listen);
   if (address.port != 0) {
-    metrics_server_ = std::make_unique<MetricsServer>(address);
-    notes_.push_back("metrics http://" + address.host + ":" + std::to_string(address.port) +
-                     "/metrics");
+    // A taken port must not stop a data plane from forwarding: say so loudly and go on.
+    try {
+      metrics_server_ = std::make_unique<MetricsServer>(address);
+      notes_.push_back("metrics http://" + address.host + ":" + std::to_string(address.port) +
+                       "/metrics");
+    } catch (const MetricsServerError& error) {
+      notes_.push_back(std::string(error.what()) + "; metrics are off");
+    }
   }
   publish_snapshots();
   for (const std::string& note : notes_)

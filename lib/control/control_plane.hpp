@@ -51,7 +51,7 @@ class ControlPlane {
   void every(std::string name, std::uint64_t period_ns, PeriodicTasks::Job job);
 
   // Opens the socket, the console, the metrics listener and pdump. Throws (with what to do) when
-  // the socket or the metrics address cannot be used.
+  // the socket cannot be used; a metrics address in use is a note (metrics off), not fatal.
   void start(std::uint64_t now_ns);
   // Closes the console (restoring the terminal), the socket and the metrics listener: called
   // when the control loop ends, before the engine stops.
