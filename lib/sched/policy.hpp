@@ -1,0 +1,60 @@
+// A distribution policy: once per control period it looks at the bond's current bucket table,
+// each bucket's recent load and whether it may move (its flowlet gap has passed), and each
+// member's state, and says which idle buckets go where. Policies never move a busy bucket: the
+// input only offers movable ones. Pure: no DPDK, time is injected.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "bond/bucket_assignment.hpp"
+
+namespace braid::sched {
+
+using bond::MemberIndex;
+
+enum class PolicyKind : std::uint8_t { kHash, kWrr, kLqf, kAdaptive };
+
+std::string_view policy_name(PolicyKind kind);
+std::optional<PolicyKind> parse_policy(std::string_view name);
+
+struct MemberState {
+  bool distributing = false;
+  std::uint32_t weight = 0;                  // effective weight (configured x feedback), 0 = none
+  std::optional<std::uint32_t> queue_depth;  // packets waiting to leave, when measurable
+};
+
+struct PlanInput {
+  std::span<const MemberState> members;
+  std::span<const MemberIndex> buckets;  // the table as published now
+  std::span<const double> bucket_load;   // packets per period (smoothed), by bucket
+  std::span<const bool> movable;         // idle longer than the flowlet gap, by bucket
+  std::uint32_t max_moves = 0;           // per period: bounds churn and table work
+};
+
+struct Plan {
+  std::vector<MemberIndex> buckets;  // the proposed table (a copy of the input when unchanged)
+  std::uint32_t moved = 0;
+};
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  virtual PolicyKind kind() const = 0;
+  // Whether weights follow congestion feedback (adaptive) rather than the configuration.
+  virtual bool follows_feedback() const { return false; }
+  virtual Plan plan(const PlanInput& in) = 0;
+};
+
+// One file each: hash_policy.cpp, wrr_policy.cpp, lqf_policy.cpp, adaptive_policy.cpp.
+std::unique_ptr<Policy> make_hash_policy();
+std::unique_ptr<Policy> make_wrr_policy();
+std::unique_ptr<Policy> make_lqf_policy();
+std::unique_ptr<Policy> make_adaptive_policy();
+std::unique_ptr<Policy> make_policy(PolicyKind kind);
+
+}  // namespace braid::sched

@@ -1,0 +1,155 @@
+#include "sched/policy.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "bond/bucket_assignment.hpp"
+
+namespace braid::sched {
+namespace {
+
+struct Case {
+  std::vector<MemberState> members;
+  std::vector<MemberIndex> buckets;
+  std::vector<double> load;
+  std::unique_ptr<bool[]> movable;
+
+  Case(std::size_t member_count, std::size_t bucket_count, bool all_movable = true)
+      : members(member_count, MemberState{true, 1000, std::nullopt}),
+        buckets(bucket_count, 0),
+        load(bucket_count, 0.0),
+        movable(new bool[bucket_count]) {
+    for (std::size_t b = 0; b < bucket_count; ++b)
+      movable[b] = all_movable;
+  }
+  PlanInput input(std::uint32_t max_moves = 1u << 20) const {
+    return {members, buckets, load, std::span<const bool>(movable.get(), buckets.size()),
+            max_moves};
+  }
+};
+
+TEST(PolicyNames, ParseAndPrintEveryPolicy) {
+  for (PolicyKind kind :
+       {PolicyKind::kHash, PolicyKind::kWrr, PolicyKind::kLqf, PolicyKind::kAdaptive}) {
+    EXPECT_EQ(parse_policy(policy_name(kind)), kind);
+    EXPECT_EQ(make_policy(kind)->kind(), kind);
+  }
+  EXPECT_FALSE(parse_policy("random").has_value());
+}
+
+TEST(HashPolicy, NeverMovesABucket) {
+  Case c(4, 256);
+  for (std::size_t b = 0; b < 256; ++b)
+    c.load[b] = b < 8 ? 1000 : 1;  // very unbalanced: member 0 has every elephant
+  const Plan plan = make_hash_policy()->plan(c.input());
+  EXPECT_EQ(plan.moved, 0u);
+  EXPECT_EQ(plan.buckets, c.buckets);
+}
+
+TEST(WrrPolicy, SharesAreExactOverACycle) {
+  // From a table that is all on member 0, every bucket idle: one step reaches the quotas.
+  Case c(2, 256);
+  c.members[0].weight = 3000;
+  c.members[1].weight = 1000;
+  const Plan plan = make_wrr_policy()->plan(c.input());
+  EXPECT_EQ(bond::bucket_counts(plan.buckets, 2), (std::vector<std::uint32_t>{192, 64}));
+  // The bond's initial table for the same weights interleaves them: every cycle of 3 + 1
+  // consecutive buckets holds exactly 3 of member 0 and 1 of member 1.
+  const std::vector<std::uint32_t> weights = {3, 1};
+  const auto table = bond::interleaved_assignment(weights, 256);
+  for (std::size_t start = 0; start + 4 <= table.size(); start += 4) {
+    const auto cycle = bond::bucket_counts(std::span(table).subspan(start, 4), 2);
+    EXPECT_EQ(cycle, (std::vector<std::uint32_t>{3, 1})) << "cycle at " << start;
+  }
+}
+
+TEST(WrrPolicy, OnlyIdleBucketsMoveTowardsNewWeights) {
+  Case c(2, 256, false);
+  for (std::size_t b = 0; b < 256; ++b)
+    c.buckets[b] = b % 2;  // 1:1
+  for (std::size_t b = 0; b < 256; b += 4)
+    c.movable[b] = true;  // 64 idle buckets, all on member 0
+  c.members[0].weight = 1000;
+  c.members[1].weight = 3000;
+  const Plan plan = make_wrr_policy()->plan(c.input());
+  EXPECT_EQ(plan.moved, 64u);
+  for (std::size_t b = 0; b < 256; ++b) {
+    if (!c.movable[b]) {
+      EXPECT_EQ(plan.buckets[b], c.buckets[b]) << "busy bucket " << b << " moved";
+    }
+  }
+  EXPECT_EQ(bond::bucket_counts(plan.buckets, 2), (std::vector<std::uint32_t>{64, 192}));
+}
+
+TEST(LqfPolicy, AMovableFlowletGoesToTheShortestQueue) {
+  Case c(4, 8, false);
+  for (std::size_t b = 0; b < 8; ++b) {
+    c.buckets[b] = static_cast<MemberIndex>(b % 4);
+    c.load[b] = 10;
+  }
+  c.members[0].queue_depth = 50;
+  c.members[1].queue_depth = 20;
+  c.members[2].queue_depth = 90;
+  c.members[3].queue_depth = 70;
+  c.movable[2] = true;  // one idle bucket on the longest queue
+  const Plan plan = make_lqf_policy()->plan(c.input());
+  EXPECT_EQ(plan.moved, 1u);
+  EXPECT_EQ(plan.buckets[2], 1);
+}
+
+TEST(LqfPolicy, BalancesLoadWithoutTouchingBusyBuckets) {
+  Case c(4, 256);
+  for (std::size_t b = 0; b < 256; ++b) {
+    c.buckets[b] = static_cast<MemberIndex>(b % 4);
+    c.load[b] = (b % 4 == 0) ? 30 : 10;  // member 0 carries 3x the others
+  }
+  for (std::size_t b = 0; b < 256; b += 8)
+    c.movable[b] = false;  // busy ones stay
+  const Plan plan = make_lqf_policy()->plan(c.input());
+  std::vector<double> per(4, 0);
+  for (std::size_t b = 0; b < 256; ++b) {
+    per[plan.buckets[b]] += c.load[b];
+    if (!c.movable[b]) {
+      EXPECT_EQ(plan.buckets[b], c.buckets[b]);
+    }
+  }
+  const double mean = (per[0] + per[1] + per[2] + per[3]) / 4;
+  for (double member : per)
+    EXPECT_LE(member / mean, 1.05);
+}
+
+TEST(LqfPolicy, RespectsTheMoveBudget) {
+  Case c(2, 256);
+  for (std::size_t b = 0; b < 256; ++b)
+    c.load[b] = 1;  // everything on member 0
+  const Plan plan = make_lqf_policy()->plan(c.input(10));
+  EXPECT_EQ(plan.moved, 10u);
+}
+
+TEST(AdaptivePolicy, LoadFollowsWeights) {
+  Case c(2, 256);
+  for (std::size_t b = 0; b < 256; ++b) {
+    c.buckets[b] = static_cast<MemberIndex>(b % 2);
+    c.load[b] = 1 + b % 7;
+  }
+  c.members[1].weight = 500;  // member 1 congested: half the weight
+  const Plan plan = make_adaptive_policy()->plan(c.input());
+  std::vector<double> per(2, 0);
+  for (std::size_t b = 0; b < 256; ++b)
+    per[plan.buckets[b]] += c.load[b];
+  EXPECT_NEAR(per[0] / (per[0] + per[1]), 2.0 / 3.0, 0.02);
+}
+
+TEST(AdaptivePolicy, ABalancedTableDoesNotChurn) {
+  Case c(4, 256);
+  for (std::size_t b = 0; b < 256; ++b) {
+    c.buckets[b] = static_cast<MemberIndex>(b % 4);
+    c.load[b] = 5;
+  }
+  EXPECT_EQ(make_adaptive_policy()->plan(c.input()).moved, 0u);
+}
+
+}  // namespace
+}  // namespace braid::sched
