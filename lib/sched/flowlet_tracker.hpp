@@ -33,10 +33,11 @@ class FlowletTracker {
   // load average (1000 = only the last period).
   void update(std::span<const BucketActivity> activity, std::uint32_t smoothing_permille);
 
-  // Idle for longer than the gap (or never seen) at `now_ns`.
-  bool movable(std::uint32_t bucket, std::uint64_t now_ns) const {
+  // Idle for longer than the gap (or never seen) at `now_ns`. `extra_ns`: time the bucket's
+  // last packet may still wait in its member's queue (a deep queue widens the gap).
+  bool movable(std::uint32_t bucket, std::uint64_t now_ns, std::uint64_t extra_ns = 0) const {
     const std::uint64_t last = last_seen_ns_[bucket];
-    return last == 0 || (now_ns > last && now_ns - last > gap_ns_);
+    return last == 0 || (now_ns > last && now_ns - last > gap_ns_ + extra_ns);
   }
   std::vector<bool> movable_mask(std::uint64_t now_ns) const;
 

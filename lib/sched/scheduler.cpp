@@ -31,7 +31,8 @@ Scheduler::Scheduler(Settings settings, std::size_t members, std::uint32_t bucke
       previous_(members),
       last_inputs_(members),
       queue_depth_(members),
-      member_load_(members, 0.0) {
+      member_load_(members, 0.0),
+      sent_before_(members, 0) {
   settings_.weights.resize(members, 1);
   last_weights_ = weights();
 }
@@ -85,16 +86,31 @@ StepResult Scheduler::step(std::uint64_t now_ns, std::span<const MemberInput> me
   std::vector<MemberState> states(aimd_.size());
   for (std::size_t m = 0; m < states.size() && m < members.size(); ++m)
     states[m] = {members[m].distributing, effective[m], members[m].queue_depth};
-  const std::vector<bool> mask = flowlets_.movable_mask(now_ns);
-  const std::unique_ptr<bool[]> movable(new bool[mask.size()]);
-  for (std::size_t b = 0; b < mask.size(); ++b)
-    movable[b] = mask[b];
+  // A bucket's last packet may still sit in its member's queue: the gap grows by the time that
+  // queue takes to drain at the rate the member actually sent last period.
+  std::vector<std::uint64_t> drain_ns(aimd_.size(), 0);
+  for (std::size_t m = 0; m < drain_ns.size() && m < members.size(); ++m) {
+    const double sent = static_cast<double>(members[m].counters.tx_packets - sent_before_[m]);
+    sent_before_[m] = members[m].counters.tx_packets;
+    if (members[m].queue_depth && *members[m].queue_depth != 0 && elapsed_ns != 0) {
+      drain_ns[m] = sent > 0 ? static_cast<std::uint64_t>(*members[m].queue_depth *
+                                                          static_cast<double>(elapsed_ns) / sent)
+                             : elapsed_ns;
+    }
+  }
+  const std::uint32_t bucket_count = flowlets_.buckets();
+  const std::unique_ptr<bool[]> movable(new bool[bucket_count]);
+  for (std::uint32_t b = 0; b < bucket_count; ++b) {
+    const std::uint64_t extra =
+        b < buckets.size() && buckets[b] < drain_ns.size() ? drain_ns[buckets[b]] : 0;
+    movable[b] = flowlets_.movable(b, now_ns, extra);
+  }
   const std::span<const double> load = flowlets_.load();
   std::fill(member_load_.begin(), member_load_.end(), 0.0);
   for (std::size_t b = 0; b < buckets.size() && b < load.size(); ++b) {
     if (buckets[b] < member_load_.size()) member_load_[buckets[b]] += load[b];
   }
-  PlanInput input{states, buckets, load, std::span<const bool>(movable.get(), mask.size()),
+  PlanInput input{states, buckets, load, std::span<const bool>(movable.get(), bucket_count),
                   settings_.max_moves};
   Plan plan = policy_->plan(input);
   if (plan.moved != 0) {

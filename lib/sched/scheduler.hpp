@@ -105,6 +105,7 @@ class Scheduler {
   std::vector<CongestionInputs> last_inputs_;
   std::vector<std::optional<std::uint32_t>> queue_depth_;
   std::vector<double> member_load_;
+  std::vector<std::uint64_t> sent_before_;
   std::vector<std::uint32_t> last_weights_;
   std::uint64_t last_step_ns_ = 0;
   std::uint64_t periods_ = 0;

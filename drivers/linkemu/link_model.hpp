@@ -1,0 +1,160 @@
+// An emulated member link, pure and on injected time: packets offered to it wait in a bounded
+// queue, leave at the link's rate unless the link is paused (PFC-like: the peer said stop), may
+// be lost, and arrive after a fixed latency. It counts what a NIC would (sent, queue drops,
+// losses, pause frames and time paused), which the `sim` congestion source reads, and exposes
+// its queue depth for least-queue-first. Used by the scheduler benchmarks and, wrapped around a
+// ring port (link_emu_port.hpp), by the integration tests.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <random>
+#include <vector>
+
+#include "sched/congestion.hpp"
+
+namespace braid::linkemu {
+
+struct LinkSettings {
+  double rate_pps = 1'000'000;  // service rate while not paused
+  std::uint32_t queue_packets = 1024;
+  std::uint64_t latency_ns = 10'000;
+  double loss = 0.0;  // probability a sent packet never arrives
+  std::uint64_t seed = 1;
+};
+
+struct LinkCounters {
+  std::uint64_t offered = 0;
+  std::uint64_t sent = 0;
+  std::uint64_t dropped_queue = 0;  // the queue was full: a discard
+  std::uint64_t lost = 0;
+  std::uint64_t pause_frames = 0;  // pause windows that began
+  std::uint64_t pause_ns = 0;      // time spent paused
+};
+
+template <typename Tag>
+struct Delivery {
+  std::uint64_t time_ns;
+  Tag tag;
+};
+
+template <typename Tag>
+class LinkModel {
+ public:
+  explicit LinkModel(const LinkSettings& settings)
+      : settings_(settings),
+        service_ns_(1e9 / settings.rate_pps),
+        random_(settings.seed),
+        coin_(0.0, 1.0) {}
+
+  // A packet arrives at `now_ns` (times must not go backwards). False: dropped (queue full).
+  bool offer(std::uint64_t now_ns, const Tag& tag) {
+    advance(now_ns);
+    ++counters_.offered;
+    if (queue_.size() >= settings_.queue_packets) {
+      ++counters_.dropped_queue;
+      return false;
+    }
+    queue_.push_back({now_ns, tag});
+    return true;
+  }
+
+  // The peer pauses this link over [start_ns, end_ns). Windows are added in time order.
+  void add_pause(std::uint64_t start_ns, std::uint64_t end_ns) {
+    pauses_.push_back({start_ns, end_ns, false});
+  }
+
+  // Moves the arrivals so far (in time order) to `out`.
+  void take_deliveries(std::vector<Delivery<Tag>>& out) {
+    out.insert(out.end(), delivered_.begin(), delivered_.end());
+    delivered_.clear();
+  }
+
+  // Transmits what the link could send up to `now_ns`; arrivals wait in take_deliveries().
+  void advance(std::uint64_t now_ns) {
+    account_pauses(now_ns);
+    while (!queue_.empty()) {
+      double start = std::max(free_at_ns_, static_cast<double>(queue_.front().arrival_ns));
+      start = static_cast<double>(unpaused_at(static_cast<std::uint64_t>(start)));
+      const double done = start + service_ns_;
+      if (done > static_cast<double>(now_ns)) break;
+      free_at_ns_ = done;
+      const Tag tag = queue_.front().tag;
+      queue_.pop_front();
+      ++counters_.sent;
+      if (settings_.loss > 0 && coin_(random_) < settings_.loss) {
+        ++counters_.lost;
+        continue;
+      }
+      delivered_.push_back({static_cast<std::uint64_t>(done) + settings_.latency_ns, tag});
+    }
+  }
+
+  std::uint32_t queue_depth() const { return static_cast<std::uint32_t>(queue_.size()); }
+  const LinkCounters& counters() const { return counters_; }
+  const LinkSettings& settings() const { return settings_; }
+
+  // What a NIC's xstats would say, in the scheduler's terms (the `sim` source reads this).
+  sched::CongestionCounters congestion() const {
+    sched::CongestionCounters c;
+    c.present = sched::CongestionCounters::kPauseFrames |
+                sched::CongestionCounters::kPauseDurationUs | sched::CongestionCounters::kDiscards |
+                sched::CongestionCounters::kTxPackets;
+    c.pause_frames = counters_.pause_frames;
+    c.pause_duration_us = counters_.pause_ns / 1000;
+    c.discards = counters_.dropped_queue;
+    c.tx_packets = counters_.sent;
+    return c;
+  }
+
+ private:
+  struct Queued {
+    std::uint64_t arrival_ns;
+    Tag tag;
+  };
+  struct Pause {
+    std::uint64_t start_ns;
+    std::uint64_t end_ns;
+    bool counted;
+  };
+
+  // The earliest time at or after `t` when the link is not paused.
+  std::uint64_t unpaused_at(std::uint64_t t) const {
+    for (std::size_t i = first_pause_; i < pauses_.size() && pauses_[i].start_ns <= t; ++i) {
+      if (t < pauses_[i].end_ns) t = pauses_[i].end_ns;
+    }
+    return t;
+  }
+
+  void account_pauses(std::uint64_t now_ns) {
+    for (std::size_t i = first_pause_; i < pauses_.size() && pauses_[i].start_ns < now_ns; ++i) {
+      Pause& pause = pauses_[i];
+      if (!pause.counted) {
+        ++counters_.pause_frames;
+        pause.counted = true;
+      }
+      const std::uint64_t from = std::max(pause.start_ns, accounted_ns_);
+      const std::uint64_t to = std::min(pause.end_ns, now_ns);
+      if (to > from) counters_.pause_ns += to - from;
+    }
+    while (first_pause_ < pauses_.size() && pauses_[first_pause_].end_ns <= now_ns &&
+           pauses_[first_pause_].end_ns <= static_cast<std::uint64_t>(free_at_ns_)) {
+      ++first_pause_;
+    }
+    accounted_ns_ = std::max(accounted_ns_, now_ns);
+  }
+
+  LinkSettings settings_;
+  double service_ns_;
+  double free_at_ns_ = 0;
+  std::deque<Queued> queue_;
+  std::vector<Delivery<Tag>> delivered_;
+  std::vector<Pause> pauses_;
+  std::size_t first_pause_ = 0;
+  std::uint64_t accounted_ns_ = 0;
+  LinkCounters counters_;
+  std::mt19937_64 random_;
+  std::uniform_real_distribution<double> coin_;
+};
+
+}  // namespace braid::linkemu
