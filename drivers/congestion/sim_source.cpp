@@ -1,0 +1,49 @@
+#include "congestion/sim_source.hpp"
+
+namespace braid::congestion {
+
+SimSource::SimSource(SimSettings settings, std::size_t members)
+    : settings_(std::move(settings)),
+      counters_(members),
+      pause_us_(members, 0.0),
+      marks_(members, 0.0),
+      last_ns_(members, 0) {
+  settings_.pause_permille.resize(members, 0);
+  settings_.mark_permille.resize(members, 0);
+  for (auto& c : counters_) {
+    c.present = sched::CongestionCounters::kPauseFrames |
+                sched::CongestionCounters::kPauseDurationUs |
+                sched::CongestionCounters::kEcnMarked | sched::CongestionCounters::kTxPackets;
+  }
+}
+
+sched::CongestionCounters SimSource::read(std::size_t member, std::uint64_t now_ns) {
+  sched::CongestionCounters& c = counters_.at(member);
+  if (last_ns_[member] != 0 && now_ns > last_ns_[member]) {
+    const double elapsed_us = static_cast<double>(now_ns - last_ns_[member]) / 1000.0;
+    const double paused = elapsed_us * settings_.pause_permille[member] / 1000.0;
+    pause_us_[member] += paused;
+    c.pause_duration_us = static_cast<std::uint64_t>(pause_us_[member]);
+    if (paused > 0) ++c.pause_frames;
+    const double sent = elapsed_us / 1000.0 * static_cast<double>(settings_.packets_per_ms);
+    c.tx_packets += static_cast<std::uint64_t>(sent);
+    marks_[member] += sent * settings_.mark_permille[member] / 1000.0;
+    c.ecn_marked = static_cast<std::uint64_t>(marks_[member]);
+  }
+  last_ns_[member] = now_ns;
+  return c;
+}
+
+void SimSource::set(std::size_t member, const sched::CongestionCounters& counters) {
+  counters_.at(member) = counters;
+}
+
+void SimSource::set_pause_permille(std::size_t member, std::uint32_t permille) {
+  settings_.pause_permille.at(member) = permille;
+}
+
+std::unique_ptr<SimSource> make_sim_source(SimSettings settings, std::size_t members) {
+  return std::make_unique<SimSource>(std::move(settings), members);
+}
+
+}  // namespace braid::congestion

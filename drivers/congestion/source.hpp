@@ -1,0 +1,76 @@
+// Where a bond's congestion feedback comes from: one interface, one file per source (mlx5, generic
+// xstats, simulated). A source returns each member's cumulative counters; the scheduler takes the
+// deltas. A counter a source cannot find is left out of `present` (and logged once), so feedback
+// works from whatever is there.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sched/congestion.hpp"
+
+namespace braid::congestion {
+
+// A port's extended statistics by name (rte_eth_xstats_get_names + rte_eth_xstats_get; see
+// ethdev_xstats.hpp), injectable so the sources are tested from fixture files.
+using Xstats = std::vector<std::pair<std::string, std::uint64_t>>;
+using XstatsReader = std::function<Xstats(std::size_t member)>;
+// Where "logged once" lines go (braid.sched rte_log in braid; a vector in tests).
+using Logger = std::function<void(const std::string&)>;
+
+class Source {
+ public:
+  virtual ~Source() = default;
+  virtual std::string_view name() const = 0;
+  virtual sched::CongestionCounters read(std::size_t member, std::uint64_t now_ns) = 0;
+};
+
+// Looks a name up in an xstats list; nullptr when absent.
+const std::uint64_t* find_xstat(const Xstats& xstats, std::string_view name);
+
+// Reports each (member, counter) that is missing once.
+class MissingOnce {
+ public:
+  explicit MissingOnce(Logger logger) : logger_(std::move(logger)) {}
+  void report(std::size_t member, const std::string& what);
+
+ private:
+  Logger logger_;
+  std::vector<std::string> seen_;
+};
+
+struct Mlx5Settings {
+  std::uint32_t priority = 3;  // the PFC priority RoCE traffic uses
+  std::string sysfs_root = "/sys/class/infiniband";
+  // Per member "mlx5_0" or "mlx5_0:1" (device[:port]); empty entries are found by PCI address.
+  std::vector<std::string> rdma_devices;
+  std::vector<std::string> pci_addresses;  // per member, for the lookup above
+};
+
+struct XstatsNames {
+  std::string pause = "rx_xoff_packets";  // pause frames received (ixgbe/i40e/ice spelling)
+  std::string pause_duration;             // none by default
+  std::string discards = "rx_missed_errors";
+  std::string ecn_marked;
+  std::string cnp;
+  std::string tx_packets = "tx_good_packets";
+};
+
+struct SimSettings {
+  // Per member: the fraction of time it is paused (permille) and ECN marks per packet sent.
+  std::vector<std::uint32_t> pause_permille;
+  std::vector<std::uint32_t> mark_permille;
+  std::uint64_t packets_per_ms = 1000;  // the sent count the marks are a fraction of
+};
+
+std::unique_ptr<Source> make_mlx5_source(Mlx5Settings settings, XstatsReader xstats, Logger logger);
+std::unique_ptr<Source> make_xstats_source(XstatsNames names, XstatsReader xstats, Logger logger);
+class SimSource;
+std::unique_ptr<SimSource> make_sim_source(SimSettings settings, std::size_t members);
+
+}  // namespace braid::congestion
