@@ -66,6 +66,44 @@ struct LacpSettings {
   bool fallback = true;  // a member whose partner never answers is used individually
 };
 
+// Where a bond's congestion feedback comes from (drivers/congestion, doc/scheduler.md).
+struct CongestionConfig {
+  std::string source = "none";  // none, mlx5, xstats, sim
+  std::uint32_t priority = 3;   // mlx5: the PFC priority of RoCE traffic
+  std::string sysfs_root = "/sys/class/infiniband";
+  std::vector<std::string> rdma_devices;  // mlx5: per member "mlx5_0[:port]"; default by PCI
+  // xstats: counter names (empty: the NIC has none)
+  std::string pause_xstat = "rx_xoff_packets";
+  std::string pause_duration_xstat;
+  std::string discards_xstat = "rx_missed_errors";
+  std::string ecn_xstat;
+  std::string cnp_xstat;
+  std::string tx_packets_xstat = "tx_good_packets";
+  std::vector<std::uint32_t> sim_pause_permille;  // sim: paused fraction per member
+  std::uint32_t pause_quanta_us = 50;  // a pause frame's length when there is no duration counter
+  std::uint32_t mark_gain = 10;        // marked fraction x gain = score
+};
+
+// The AIMD feedback law of the adaptive policy (lib/sched/aimd.hpp).
+struct AimdConfig {
+  std::uint32_t floor_permille = 50;
+  std::uint32_t ceiling_permille = 1000;
+  std::uint32_t decrease_permille = 300;
+  std::uint32_t increase_permille = 50;
+  std::uint32_t hysteresis_permille = 30;
+  std::uint32_t smoothing_permille = 500;
+};
+
+struct SchedulerConfig {
+  std::string policy = "hash";         // hash, wrr, lqf, adaptive
+  std::vector<std::uint32_t> weights;  // per member (wrr, adaptive); empty: all 1
+  std::uint32_t flowlet_gap_us = 500;  // > path delay skew (doc/scheduler.md)
+  std::uint32_t period_ms = 10;
+  std::uint32_t max_moves = 64;  // buckets moved per period at most
+  CongestionConfig congestion;
+  AimdConfig aimd;
+};
+
 struct BondConfig {
   std::string name;
   std::vector<std::string> members;  // port names
@@ -76,6 +114,7 @@ struct BondConfig {
   std::string mac;              // empty: the first member's MAC
   std::uint32_t link_poll_us = 1000;
   LacpSettings lacp;
+  SchedulerConfig scheduler;
 };
 
 struct CrossConnect {

@@ -1,5 +1,6 @@
 #include "config/config_loader.hpp"
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -164,11 +165,117 @@ void read_lacp(const YamlReader& in, const YAML::Node& node, const std::string& 
   lacp.fallback = in.get_bool(node, "fallback", where, true);
 }
 
-BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t index) {
-  std::string where = "bonds[" + std::to_string(index) + "]";
+std::vector<std::uint32_t> read_uint_list(const YamlReader& in, const YAML::Node& node,
+                                          const std::string& where, std::uint64_t min,
+                                          std::uint64_t max) {
+  in.expect_sequence(node, where);
+  std::vector<std::uint32_t> values;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string item = where + "[" + std::to_string(i) + "]";
+    const std::string text = in.scalar(node[i], item);
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || text[0] == '-' || value < min || value > max) {
+      in.fail(node[i], item,
+              "must be " + std::to_string(min) + ".." + std::to_string(max) + ", got " + text);
+    }
+    values.push_back(static_cast<std::uint32_t>(value));
+  }
+  return values;
+}
+
+void read_congestion(const YamlReader& in, const YAML::Node& node, const std::string& where,
+                     std::size_t members, CongestionConfig& out) {
+  in.expect_map(node, where,
+                {"source", "priority", "sysfs_root", "rdma_devices", "pause_xstat",
+                 "pause_duration_xstat", "discards_xstat", "ecn_xstat", "cnp_xstat",
+                 "tx_packets_xstat", "sim_pause_permille", "pause_quanta_us", "mark_gain"});
+  out.source = in.get_string(node, "source", where, "none");
+  if (out.source != "none" && out.source != "mlx5" && out.source != "xstats" &&
+      out.source != "sim") {
+    in.fail(node["source"], where + ".source",
+            "unknown source \"" + out.source + "\" (known: none, mlx5, xstats, sim)");
+  }
+  out.priority = static_cast<std::uint32_t>(in.get_uint(node, "priority", where, 0, 7, 3));
+  out.sysfs_root = in.get_string(node, "sysfs_root", where, out.sysfs_root);
+  if (const YAML::Node devices = node["rdma_devices"]; devices.IsDefined()) {
+    in.expect_sequence(devices, where + ".rdma_devices");
+    for (std::size_t i = 0; i < devices.size(); ++i)
+      out.rdma_devices.push_back(in.scalar(devices[i], where + ".rdma_devices"));
+  }
+  out.pause_xstat = in.get_string(node, "pause_xstat", where, out.pause_xstat);
+  out.pause_duration_xstat = in.get_string(node, "pause_duration_xstat", where, "");
+  out.discards_xstat = in.get_string(node, "discards_xstat", where, out.discards_xstat);
+  out.ecn_xstat = in.get_string(node, "ecn_xstat", where, "");
+  out.cnp_xstat = in.get_string(node, "cnp_xstat", where, "");
+  out.tx_packets_xstat = in.get_string(node, "tx_packets_xstat", where, out.tx_packets_xstat);
+  if (const YAML::Node pause = node["sim_pause_permille"]; pause.IsDefined()) {
+    out.sim_pause_permille = read_uint_list(in, pause, where + ".sim_pause_permille", 0, 1000);
+    if (out.sim_pause_permille.size() > members) {
+      in.fail(pause, where + ".sim_pause_permille",
+              "has more entries than the bond has members (" + std::to_string(members) + ")");
+    }
+  }
+  out.pause_quanta_us =
+      static_cast<std::uint32_t>(in.get_uint(node, "pause_quanta_us", where, 1, 100000, 50));
+  out.mark_gain = static_cast<std::uint32_t>(in.get_uint(node, "mark_gain", where, 1, 1000, 10));
+}
+
+void read_scheduler(const YamlReader& in, const YAML::Node& node, const std::string& where,
+                    std::size_t members, SchedulerConfig& out) {
   in.expect_map(
       node, where,
-      {"name", "members", "mode", "hash", "buckets", "min_links", "mac", "link_poll_us", "lacp"});
+      {"policy", "weights", "flowlet_gap_us", "period_ms", "max_moves", "congestion", "aimd"});
+  out.policy = in.get_string(node, "policy", where, "hash");
+  if (out.policy != "hash" && out.policy != "wrr" && out.policy != "lqf" &&
+      out.policy != "adaptive") {
+    in.fail(node["policy"], where + ".policy",
+            "unknown policy \"" + out.policy + "\" (known: hash, wrr, lqf, adaptive)");
+  }
+  if (const YAML::Node weights = node["weights"]; weights.IsDefined()) {
+    out.weights = read_uint_list(in, weights, where + ".weights", 1, 1000);
+    if (out.weights.size() != members) {
+      in.fail(weights, where + ".weights",
+              "needs one weight per member (" + std::to_string(members) + "), got " +
+                  std::to_string(out.weights.size()));
+    }
+  }
+  out.flowlet_gap_us =
+      static_cast<std::uint32_t>(in.get_uint(node, "flowlet_gap_us", where, 1, 1000000, 500));
+  out.period_ms = static_cast<std::uint32_t>(in.get_uint(node, "period_ms", where, 1, 10000, 10));
+  out.max_moves = static_cast<std::uint32_t>(in.get_uint(node, "max_moves", where, 1, 65536, 64));
+  if (const YAML::Node congestion = node["congestion"]; congestion.IsDefined()) {
+    read_congestion(in, congestion, where + ".congestion", members, out.congestion);
+  }
+  if (const YAML::Node aimd = node["aimd"]; aimd.IsDefined()) {
+    const std::string at = where + ".aimd";
+    in.expect_map(aimd, at,
+                  {"floor_permille", "ceiling_permille", "decrease_permille", "increase_permille",
+                   "hysteresis_permille", "smoothing_permille"});
+    AimdConfig& a = out.aimd;
+    a.floor_permille =
+        static_cast<std::uint32_t>(in.get_uint(aimd, "floor_permille", at, 1, 1000, 50));
+    a.ceiling_permille =
+        static_cast<std::uint32_t>(in.get_uint(aimd, "ceiling_permille", at, 1, 1000, 1000));
+    if (a.floor_permille > a.ceiling_permille) {
+      in.fail(aimd, at, "floor_permille must not exceed ceiling_permille");
+    }
+    a.decrease_permille =
+        static_cast<std::uint32_t>(in.get_uint(aimd, "decrease_permille", at, 1, 999, 300));
+    a.increase_permille =
+        static_cast<std::uint32_t>(in.get_uint(aimd, "increase_permille", at, 1, 1000, 50));
+    a.hysteresis_permille =
+        static_cast<std::uint32_t>(in.get_uint(aimd, "hysteresis_permille", at, 0, 500, 30));
+    a.smoothing_permille =
+        static_cast<std::uint32_t>(in.get_uint(aimd, "smoothing_permille", at, 1, 1000, 500));
+  }
+}
+
+BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t index) {
+  std::string where = "bonds[" + std::to_string(index) + "]";
+  in.expect_map(node, where,
+                {"name", "members", "mode", "hash", "buckets", "min_links", "mac", "link_poll_us",
+                 "lacp", "scheduler"});
   BondConfig bond;
   bond.name = in.required_string(node, "name", where);
   where += " \"" + bond.name + "\"";
@@ -204,6 +311,9 @@ BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t i
       in.fail(lacp, where + ".lacp", "LACP settings apply only to mode lacp");
     }
     read_lacp(in, lacp, where + ".lacp", bond.lacp);
+  }
+  if (const YAML::Node scheduler = node["scheduler"]; scheduler.IsDefined()) {
+    read_scheduler(in, scheduler, where + ".scheduler", bond.members.size(), bond.scheduler);
   }
   return bond;
 }

@@ -348,3 +348,78 @@ TEST(Config, BadControlAndMetricsValuesNameTheKey) {
 
 }  // namespace
 }  // namespace braid::config
+
+namespace braid::config {
+namespace {
+
+TEST(Config, BondSchedulerDefaultsAndSettings) {
+  const std::string ports = R"(
+ports:
+  - {name: host, device: net_ring0}
+  - {name: m0, device: net_ring1}
+  - {name: m1, device: net_ring2}
+cross_connect: [[host, uplink]]
+)";
+  const Config defaults =
+      parse_config(ports + "bonds:\n  - {name: uplink, members: [m0, m1]}\n", "sched.yaml");
+  const SchedulerConfig& plain = defaults.bonds[0].scheduler;
+  EXPECT_EQ(plain.policy, "hash");
+  EXPECT_EQ(plain.flowlet_gap_us, 500u);
+  EXPECT_EQ(plain.period_ms, 10u);
+  EXPECT_EQ(plain.congestion.source, "none");
+  EXPECT_EQ(plain.aimd.floor_permille, 50u);
+  const Config config = parse_config(ports + R"(bonds:
+  - name: uplink
+    members: [m0, m1]
+    scheduler:
+      policy: adaptive
+      weights: [3, 1]
+      flowlet_gap_us: 200
+      period_ms: 5
+      max_moves: 128
+      congestion: {source: mlx5, priority: 4, rdma_devices: ["mlx5_0:1", mlx5_1]}
+      aimd: {floor_permille: 100, decrease_permille: 500, hysteresis_permille: 10}
+)",
+                                     "sched.yaml");
+  const SchedulerConfig& s = config.bonds[0].scheduler;
+  EXPECT_EQ(s.policy, "adaptive");
+  EXPECT_EQ(s.weights, (std::vector<std::uint32_t>{3, 1}));
+  EXPECT_EQ(s.flowlet_gap_us, 200u);
+  EXPECT_EQ(s.period_ms, 5u);
+  EXPECT_EQ(s.max_moves, 128u);
+  EXPECT_EQ(s.congestion.source, "mlx5");
+  EXPECT_EQ(s.congestion.priority, 4u);
+  EXPECT_EQ(s.congestion.rdma_devices, (std::vector<std::string>{"mlx5_0:1", "mlx5_1"}));
+  EXPECT_EQ(s.aimd.floor_permille, 100u);
+  EXPECT_EQ(s.aimd.decrease_permille, 500u);
+  EXPECT_EQ(s.aimd.hysteresis_permille, 10u);
+  EXPECT_EQ(s.aimd.ceiling_permille, 1000u);
+}
+
+TEST(Config, BondSchedulerErrorsNameTheKey) {
+  const std::string head = R"(
+ports:
+  - {name: host, device: net_ring0}
+  - {name: m0, device: net_ring1}
+  - {name: m1, device: net_ring2}
+cross_connect: [[host, uplink]]
+bonds:
+  - name: uplink
+    members: [m0, m1]
+    scheduler: )";
+  EXPECT_NE(error_of(head + "{policy: random}").find("unknown policy \"random\""),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "{weights: [1, 2, 3]}").find("one weight per member (2), got 3"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "{weights: [1, 0]}").find("weights[1]"), std::string::npos);
+  EXPECT_NE(error_of(head + "{flowlet_gap: 5}").find("unknown key \"flowlet_gap\""),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "{congestion: {source: snmp}}").find("unknown source"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "{aimd: {floor_permille: 900, ceiling_permille: 500}}")
+                .find("must not exceed"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace braid::config
