@@ -101,6 +101,35 @@ RebalanceResult rebalance(std::span<const MemberIndex> current,
   return result;
 }
 
+RebalanceResult reassign_orphans(std::span<const MemberIndex> current,
+                                 std::span<const std::uint32_t> weights) {
+  const auto buckets = static_cast<std::uint32_t>(current.size());
+  RebalanceResult result{std::vector<MemberIndex>(current.begin(), current.end()), 0};
+  const std::vector<std::uint32_t> quotas = bucket_quotas(weights, buckets);
+  std::vector<std::uint32_t> kept(weights.size(), 0);
+  std::vector<std::uint32_t> orphans;
+  for (std::uint32_t b = 0; b < buckets; ++b) {
+    const MemberIndex member = result.buckets[b];
+    if (member < weights.size() && weights[member] != 0) {
+      ++kept[member];
+    } else {
+      orphans.push_back(b);
+    }
+  }
+  SmoothRoundRobin order(weights);
+  std::vector<bool> needs(weights.size());
+  for (std::size_t m = 0; m < weights.size(); ++m)
+    needs[m] = kept[m] < quotas[m];
+  for (std::uint32_t b : orphans) {
+    MemberIndex member = order.next(&needs);
+    if (member == kNoMember) member = order.next();  // everyone at quota: plain WRR
+    if (member != result.buckets[b]) ++result.moved;
+    result.buckets[b] = member;
+    if (member != kNoMember && ++kept[member] >= quotas[member]) needs[member] = false;
+  }
+  return result;
+}
+
 std::vector<std::uint32_t> bucket_counts(std::span<const MemberIndex> buckets,
                                          std::size_t member_count) {
   std::vector<std::uint32_t> counts(member_count, 0);

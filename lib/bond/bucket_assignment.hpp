@@ -40,6 +40,12 @@ struct RebalanceResult {
 RebalanceResult rebalance(std::span<const MemberIndex> current,
                           std::span<const std::uint32_t> weights);
 
+// Failover without disturbing anyone else: only buckets of members whose weight is now 0 (or
+// that are unknown) move, to the members furthest below their quota first. Used when a scheduler
+// moves buckets flowlet by flowlet and a rebuild must not move busy buckets of healthy members.
+RebalanceResult reassign_orphans(std::span<const MemberIndex> current,
+                                 std::span<const std::uint32_t> weights);
+
 // How many buckets each member owns (index = member; kNoMember buckets are not counted).
 std::vector<std::uint32_t> bucket_counts(std::span<const MemberIndex> buckets,
                                          std::size_t member_count);

@@ -1,6 +1,7 @@
 #include "engine/engine.hpp"
 
 #include <rte_cycles.h>
+#include <rte_dev.h>
 #include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
@@ -11,7 +12,10 @@
 #include <cstring>
 
 #include "common/clock.hpp"
+#include "congestion/sim_source.hpp"
 #include "engine/mempool_sizing.hpp"
+#include "log/log_types.hpp"
+#include "sched/dpdk/ethdev_xstats.hpp"
 
 namespace braid::engine {
 namespace {
@@ -73,6 +77,7 @@ Engine::Engine(const config::Config& config) : config_(config) {
 Engine::~Engine() {
   stop();
   workers_.clear();
+  schedulers_.clear();
   bonds_.clear();
   ports_.clear();
   for (auto& [socket, pool] : mempools_)
@@ -191,6 +196,51 @@ void Engine::create_mempools() {
   }
 }
 
+namespace {
+
+std::unique_ptr<congestion::Source> make_congestion_source(
+    const config::BondConfig& bond, const std::vector<drivers::EthdevPort*>& members) {
+  const config::CongestionConfig& c = bond.scheduler.congestion;
+  std::vector<std::uint16_t> port_ids;
+  for (const drivers::EthdevPort* port : members)
+    port_ids.push_back(port->id());
+  auto xstats = [port_ids](std::size_t member) {
+    return sched::read_ethdev_xstats(port_ids.at(member));
+  };
+  const std::string name = bond.name;
+  auto logger = [name](const std::string& line) {
+    BRAID_LOG_TO(kBond, WARNING, "bond %s: %s\n", name.c_str(), line.c_str());
+  };
+  if (c.source == "mlx5") {
+    congestion::Mlx5Settings settings;
+    settings.priority = c.priority;
+    settings.sysfs_root = c.sysfs_root;
+    settings.rdma_devices = c.rdma_devices;
+    for (const drivers::EthdevPort* port : members) {
+      rte_eth_dev_info info{};
+      const char* device = rte_eth_dev_info_get(port->id(), &info) == 0 && info.device != nullptr
+                               ? rte_dev_name(info.device)
+                               : "";
+      settings.pci_addresses.emplace_back(device);
+    }
+    return congestion::make_mlx5_source(settings, xstats, logger);
+  }
+  if (c.source == "xstats") {
+    congestion::XstatsNames names{c.pause_xstat,    c.pause_duration_xstat,
+                                  c.discards_xstat, c.ecn_xstat,
+                                  c.cnp_xstat,      c.tx_packets_xstat};
+    return congestion::make_xstats_source(names, xstats, logger);
+  }
+  if (c.source == "sim") {
+    congestion::SimSettings settings;
+    settings.pause_permille = c.sim_pause_permille;
+    return congestion::make_sim_source(settings, members.size());
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 void Engine::create_bonds() {
   for (std::size_t b = 0; b < config_.bonds.size(); ++b) {
     const config::BondConfig& bond_config = config_.bonds[b];
@@ -206,6 +256,9 @@ void Engine::create_bonds() {
     bonds_.push_back(
         std::make_unique<bond::Bond>(bond_config, members, control_queue, control_pool_, qsbr_));
     bonds_.back()->prepare_members();
+    schedulers_.push_back(std::make_unique<sched::BondScheduler>(
+        *bonds_.back(), sched::settings_from_config(bond_config.scheduler, members.size()),
+        make_congestion_source(bond_config, members)));
   }
 }
 
@@ -241,8 +294,8 @@ void Engine::build_routes(Worker& worker, const std::vector<RxQueueRef>& queues,
     for (std::size_t p = 0; p < ports_.size(); ++p) {
       if (membership_[p].bond == b) member_tx[membership_[p].member] = buffer_of_port[p];
     }
-    worker.bond_egress.push_back(
-        std::make_unique<bond::BondEgress>(bonds_[b]->shared(), member_tx));
+    worker.bond_egress.push_back(std::make_unique<bond::BondEgress>(
+        bonds_[b]->shared(), member_tx, bonds_[b]->activity_for_worker(worker.index)));
     egress_of_bond[b] = worker.bond_egress.back().get();
   }
   for (const RxQueueRef& ref : queues) {
@@ -275,6 +328,8 @@ void Engine::start() {
     const std::uint64_t now = monotonic_ns();
     for (const auto& bond : bonds_)
       bond->start(now);
+    for (const auto& scheduler : schedulers_)
+      scheduler->start(now);
   }
   running_.store(true, std::memory_order_release);
   for (const auto& worker : workers_) {
@@ -308,6 +363,8 @@ std::uint64_t Engine::poll_control(std::uint64_t now_ns) {
   if (!ports_started_) return next;
   for (const auto& bond : bonds_)
     next = std::min(next, bond->poll(now_ns));
+  for (const auto& scheduler : schedulers_)
+    next = std::min(next, scheduler->poll(now_ns));
   return next;
 }
 

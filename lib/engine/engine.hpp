@@ -19,6 +19,7 @@
 #include "engine/placement.hpp"
 #include "engine/worker.hpp"
 #include "port/ethdev_port.hpp"
+#include "sched/dpdk/bond_scheduler.hpp"
 
 namespace braid::engine {
 
@@ -55,6 +56,11 @@ class Engine {
   std::size_t bond_count() const { return bonds_.size(); }
   bond::Bond& bond(std::size_t index) { return *bonds_[index]; }
   const bond::Bond& bond(std::size_t index) const { return *bonds_[index]; }
+  // The bond's scheduler (policy, weights, flowlet gap, feedback; doc/scheduler.md).
+  sched::BondScheduler& bond_scheduler(std::size_t index) { return *schedulers_[index]; }
+  const sched::BondScheduler& bond_scheduler(std::size_t index) const {
+    return *schedulers_[index];
+  }
   const std::string& placement_report() const { return placement_report_; }
   const std::vector<std::string>& notes() const { return notes_; }  // adjustments, to log
 
@@ -84,6 +90,7 @@ class Engine {
   rte_mempool* control_pool_ = nullptr;   // LACPDUs and marker responses
   rte_rcu_qsbr* qsbr_ = nullptr;          // workers' quiescent states, for bond tables
   std::vector<std::unique_ptr<bond::Bond>> bonds_;
+  std::vector<std::unique_ptr<sched::BondScheduler>> schedulers_;  // by bond index
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<Endpoint> peer_of_port_;     // by port index
   std::vector<std::size_t> peer_of_bond_;  // by bond index: a port index

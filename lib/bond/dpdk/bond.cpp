@@ -290,7 +290,8 @@ void Bond::rebuild(std::uint64_t now_ns, const std::string& cause) {
         break;
     }
   }
-  const RebalanceResult result = rebalance(buckets_, weights);
+  const RebalanceResult result =
+      flowlet_managed_ ? reassign_orphans(buckets_, weights) : rebalance(buckets_, weights);
   buckets_ = result.buckets;
   table->buckets = buckets_;
   table->bucket_shift = 32 - static_cast<std::uint32_t>(__builtin_ctz(config_.buckets));
@@ -326,6 +327,47 @@ void Bond::set_weights(const std::vector<std::uint32_t>& weights, std::uint64_t 
     members_[m].weight = weights[m];
   }
   rebuild(now_ns, "weights");
+}
+
+void Bond::set_weight_targets(const std::vector<std::uint32_t>& weights, std::uint64_t now_ns) {
+  bool usability_changed = false;
+  for (std::size_t m = 0; m < members_.size() && m < weights.size(); ++m) {
+    usability_changed |= (members_[m].weight == 0) != (weights[m] == 0);
+    members_[m].weight = weights[m];
+  }
+  if (usability_changed) rebuild(now_ns, "weights");
+}
+
+bool Bond::publish_assignment(std::span<const MemberIndex> buckets, std::uint64_t now_ns,
+                              const std::string& cause) {
+  const BondTable* current = publisher_.current();
+  if (current == nullptr || buckets.size() != buckets_.size()) return false;
+  std::uint32_t moved = 0;
+  for (std::size_t b = 0; b < buckets.size(); ++b) {
+    if (buckets[b] != buckets_[b]) {
+      if (buckets[b] >= members_.size() || !current->distributing[buckets[b]]) return false;
+      ++moved;
+    }
+  }
+  if (moved == 0) return true;
+  auto table = std::make_unique<BondTable>(*current);
+  table->buckets.assign(buckets.begin(), buckets.end());
+  buckets_ = table->buckets;
+  publisher_.publish(std::move(table));
+  last_publish_ns_ = now_ns;
+  ++counters_.tables_published;
+  counters_.buckets_moved += moved;
+  // Flowlet moves happen every period: counted, logged only at debug level.
+  BRAID_LOG_TO(kBond, DEBUG, "bond %s: table %llu (%s): %u buckets moved\n", config_.name.c_str(),
+               static_cast<unsigned long long>(publisher_.published()), cause.c_str(), moved);
+  return true;
+}
+
+BucketActivityArray* Bond::activity_for_worker(std::size_t worker) {
+  if (activity_.size() <= worker) activity_.resize(worker + 1);
+  if (!activity_[worker])
+    activity_[worker] = std::make_unique<BucketActivityArray>(config_.buckets);
+  return activity_[worker].get();
 }
 
 std::vector<MemberStatus> Bond::members() const {

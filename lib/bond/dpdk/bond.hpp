@@ -14,6 +14,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,21 @@ class Bond {
   // Member weights (the scheduler's output); applied to usable members at once.
   void set_weights(const std::vector<std::uint32_t>& weights, std::uint64_t now_ns);
 
+  // Scheduler hooks (lib/sched/dpdk/bond_scheduler). Weights for the next rebuild's quotas,
+  // without moving a bucket now (a member whose weight turns 0 or back does rebuild).
+  void set_weight_targets(const std::vector<std::uint32_t>& weights, std::uint64_t now_ns);
+  // While set, a rebuild (member change) moves only the buckets of members that stopped
+  // distributing; everything else moves flowlet by flowlet through publish_assignment.
+  void set_flowlet_managed(bool managed) { flowlet_managed_ = managed; }
+  // Publishes `buckets` (same size as the table) through the same RCU path as rebuilds. Refused
+  // (false) when a bucket names a member that does not distribute in the current table.
+  bool publish_assignment(std::span<const MemberIndex> buckets, std::uint64_t now_ns,
+                          const std::string& cause);
+  const std::vector<MemberIndex>& assignment() const { return buckets_; }
+  // Worker w's own per-bucket activity array (created on first request, before workers start).
+  BucketActivityArray* activity_for_worker(std::size_t worker);
+  const std::vector<std::unique_ptr<BucketActivityArray>>& activity() const { return activity_; }
+
   const std::string& name() const { return config_.name; }
   const config::BondConfig& config() const { return config_; }
   const BondShared& shared() const { return shared_; }
@@ -129,6 +145,8 @@ class Bond {
   std::uint64_t last_publish_ns_ = 0;
   BondCounters counters_;
   std::deque<BondEvent> events_;
+  bool flowlet_managed_ = false;
+  std::vector<std::unique_ptr<BucketActivityArray>> activity_;
 };
 
 }  // namespace braid::bond

@@ -4,6 +4,7 @@
 // locks: the table comes from TablePublisher, everything else belongs to the worker.
 #pragma once
 
+#include <rte_cycles.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
@@ -11,6 +12,7 @@
 #include <array>
 #include <cstdint>
 
+#include "bond/bucket_activity.hpp"
 #include "bond/dpdk/table_publisher.hpp"
 #include "engine/counters.hpp"
 #include "engine/tx_buffer.hpp"
@@ -30,8 +32,11 @@ struct BondShared {
 
 class BondEgress {
  public:
-  BondEgress(const BondShared& shared, std::array<engine::TxBuffer*, kMaxMembers> member_tx)
-      : shared_(&shared), member_tx_(member_tx) {}
+  // `activity`: this worker's own per-bucket activity array for the scheduler's flowlets
+  // (nullptr: not recorded).
+  BondEgress(const BondShared& shared, std::array<engine::TxBuffer*, kMaxMembers> member_tx,
+             BucketActivityArray* activity = nullptr)
+      : shared_(&shared), member_tx_(member_tx), activity_(activity) {}
 
   void send(rte_mbuf** packets, std::uint16_t n, engine::WorkerCounters& counters) {
     const BondTable* table = shared_->publisher->current();
@@ -40,6 +45,12 @@ class BondEgress {
     flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, hashes.data());
     std::array<rte_mbuf*, engine::kMaxBurst> unsendable;
     std::uint16_t dropped = 0;
+    if (activity_ != nullptr) {
+      // One TSC read per burst; per packet two stores into this worker's own array.
+      const std::uint32_t stamp = activity_stamp(rte_rdtsc());
+      for (std::uint16_t i = 0; i < n; ++i)
+        activity_->record(hashes[i] >> table->bucket_shift, stamp);
+    }
     for (std::uint16_t i = 0; i < n; ++i) {
       const MemberIndex member = table->member_for(hashes[i]);
       if (member == kNoMember) {
@@ -70,6 +81,7 @@ class BondEgress {
 
   const BondShared* shared_;
   std::array<engine::TxBuffer*, kMaxMembers> member_tx_;
+  BucketActivityArray* activity_;
   const BondTable* seen_ = nullptr;
 };
 

@@ -117,3 +117,22 @@ TEST(Rebalance, RandomChangesAlwaysLandOnQuotaWithMinimalMoves) {
 
 }  // namespace
 }  // namespace braid::bond
+
+namespace braid::bond {
+namespace {
+
+TEST(ReassignOrphans, OnlyTheLeavingMembersBucketsMoveEvenWhenOthersAreOffQuota) {
+  std::vector<MemberIndex> current(256, 0);
+  for (std::size_t b = 200; b < 256; ++b)
+    current[b] = 2;  // member 0 far above its quota, member 1 empty, member 2 leaves
+  const std::vector<std::uint32_t> weights = {1, 1, 0};
+  const RebalanceResult result = reassign_orphans(current, weights);
+  EXPECT_EQ(result.moved, 56u);
+  for (std::size_t b = 0; b < 200; ++b)
+    EXPECT_EQ(result.buckets[b], 0);
+  for (std::size_t b = 200; b < 256; ++b)
+    EXPECT_EQ(result.buckets[b], 1);  // the member below quota takes them
+}
+
+}  // namespace
+}  // namespace braid::bond

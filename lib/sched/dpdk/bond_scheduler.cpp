@@ -1,0 +1,118 @@
+#include "sched/dpdk/bond_scheduler.hpp"
+
+#include <rte_cycles.h>
+
+#include "log/log_types.hpp"
+
+namespace braid::sched {
+
+Settings settings_from_config(const config::SchedulerConfig& config, std::size_t members) {
+  Settings settings;
+  settings.policy = parse_policy(config.policy).value_or(PolicyKind::kHash);
+  settings.weights = config.weights;
+  settings.weights.resize(members, 1);
+  settings.flowlet_gap_ns = std::uint64_t{config.flowlet_gap_us} * 1000;
+  settings.period_ns = std::uint64_t{config.period_ms} * 1'000'000;
+  settings.max_moves = config.max_moves;
+  settings.aimd = {config.aimd.floor_permille,      config.aimd.ceiling_permille,
+                   config.aimd.decrease_permille,   config.aimd.increase_permille,
+                   config.aimd.hysteresis_permille, config.aimd.smoothing_permille};
+  settings.score = {config.congestion.pause_quanta_us, config.congestion.mark_gain};
+  return settings;
+}
+
+BondScheduler::BondScheduler(bond::Bond& bond, Settings settings,
+                             std::unique_ptr<congestion::Source> source)
+    : bond_(bond),
+      scheduler_(std::move(settings), bond.member_count(), bond.config().buckets),
+      source_(std::move(source)),
+      activity_(bond.config().buckets),
+      inputs_(bond.member_count()) {}
+
+void BondScheduler::start(std::uint64_t now_ns) {
+  apply_policy(now_ns);
+  next_ns_ = now_ns + scheduler_.settings().period_ns;
+}
+
+void BondScheduler::apply_policy(std::uint64_t now_ns) {
+  const bool hash = scheduler_.policy() == PolicyKind::kHash;
+  bond_.set_flowlet_managed(!hash);
+  if (hash) {
+    bond_.set_weights(std::vector<std::uint32_t>(bond_.member_count(), 1), now_ns);
+  } else {
+    bond_.set_weight_targets(scheduler_.weights(), now_ns);
+  }
+}
+
+void BondScheduler::gather_activity(std::uint64_t now_ns) {
+  const std::uint64_t tsc_hz = rte_get_tsc_hz();
+  const std::uint32_t now_stamp = bond::activity_stamp(rte_rdtsc());
+  const double ns_per_stamp = 1e9 * (1u << bond::kActivityStampShift) / static_cast<double>(tsc_hz);
+  for (std::uint32_t b = 0; b < activity_.size(); ++b) {
+    std::uint64_t packets = 0;
+    std::uint32_t idle = UINT32_MAX;
+    for (const auto& worker : bond_.activity()) {
+      if (!worker) continue;
+      const std::uint32_t worker_packets = worker->packets(b);
+      packets += worker_packets;
+      if (worker_packets != 0) idle = std::min(idle, now_stamp - worker->stamp(b));
+    }
+    // The workers' counts are 32-bit and wrap; the tracker only uses differences.
+    activity_[b].packets = packets;
+    if (idle != UINT32_MAX) {
+      const auto idle_ns = static_cast<std::uint64_t>(idle * ns_per_stamp);
+      activity_[b].last_seen_ns = idle_ns < now_ns ? now_ns - idle_ns : 1;
+    }
+  }
+}
+
+std::uint64_t BondScheduler::poll(std::uint64_t now_ns) {
+  if (now_ns < next_ns_) return next_ns_;
+  next_ns_ = now_ns + scheduler_.settings().period_ns;
+  gather_activity(now_ns);
+  const bond::BondTable* table = bond_.table();
+  for (std::size_t m = 0; m < inputs_.size(); ++m) {
+    inputs_[m].distributing = table != nullptr && table->distributing[m];
+    inputs_[m].queue_depth = queue_depth_ ? queue_depth_(m) : std::nullopt;
+    if (source_) inputs_[m].counters = source_->read(m, now_ns);
+  }
+  const StepResult result = scheduler_.step(now_ns, inputs_, activity_, bond_.assignment());
+  if (result.weights) bond_.set_weight_targets(*result.weights, now_ns);
+  if (result.buckets) bond_.publish_assignment(*result.buckets, now_ns, "flowlet moves");
+  const Snapshot snap = scheduler_.snapshot();
+  // Log the changes this period added (the history is bounded; count from the total).
+  const std::uint64_t fresh =
+      std::min<std::uint64_t>(snap.weight_changes - history_logged_, snap.history.size());
+  for (std::size_t i = snap.history.size() - fresh; i < snap.history.size(); ++i) {
+    const WeightChange& change = snap.history[i];
+    BRAID_LOG_TO(kBond, INFO, "bond %s: member %u weight %u -> %u (%s)\n", bond_.name().c_str(),
+                 change.member, change.from, change.to, change.cause.c_str());
+  }
+  history_logged_ = snap.weight_changes;
+  return next_ns_;
+}
+
+bool BondScheduler::set_policy(const std::string& name, std::uint64_t now_ns, std::string& error) {
+  const std::optional<PolicyKind> kind = parse_policy(name);
+  if (!kind) {
+    error = "unknown policy \"" + name + "\" (known: hash, wrr, lqf, adaptive)";
+    return false;
+  }
+  scheduler_.set_policy(*kind, now_ns);
+  apply_policy(now_ns);
+  return true;
+}
+
+bool BondScheduler::set_weight(std::size_t member, std::uint32_t weight, std::uint64_t now_ns,
+                               std::string& error) {
+  if (member >= bond_.member_count() || weight == 0 || weight > 1000) {
+    error = "member must be 0.." + std::to_string(bond_.member_count() - 1) + " and weight 1..1000";
+    return false;
+  }
+  scheduler_.set_weight(member, weight, now_ns);
+  if (scheduler_.policy() != PolicyKind::kHash)
+    bond_.set_weight_targets(scheduler_.weights(), now_ns);
+  return true;
+}
+
+}  // namespace braid::sched

@@ -1,0 +1,61 @@
+// A bond's scheduler bound to DPDK, on the control thread: every period it reads the workers'
+// bucket activity arrays, the members' queue depths and congestion counters, runs the pure
+// scheduler (lib/sched) and applies the result through the bond's hooks (weights for quotas,
+// flowlet moves published over RCU). Every weight change is logged with its cause and kept in
+// the scheduler's bounded history for the console.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "bond/dpdk/bond.hpp"
+#include "congestion/source.hpp"
+#include "sched/scheduler.hpp"
+
+namespace braid::sched {
+
+// A member's transmit queue depth in packets, when the environment can tell (a linkemu link,
+// a ring's fill level); nullopt otherwise.
+using QueueDepthFn = std::function<std::optional<std::uint32_t>(std::size_t member)>;
+
+Settings settings_from_config(const config::SchedulerConfig& config, std::size_t members);
+
+class BondScheduler {
+ public:
+  // `source` may be null (no congestion feedback).
+  BondScheduler(bond::Bond& bond, Settings settings, std::unique_ptr<congestion::Source> source);
+
+  // Applies the configured policy to the bond (wrr weights as the first table's quotas).
+  void start(std::uint64_t now_ns);
+  // Runs a period when one is due; returns when the next is.
+  std::uint64_t poll(std::uint64_t now_ns);
+
+  // Console: `set bond <b> policy|weight|flowlet gap`. False with `error` set on a bad value.
+  bool set_policy(const std::string& name, std::uint64_t now_ns, std::string& error);
+  bool set_weight(std::size_t member, std::uint32_t weight, std::uint64_t now_ns,
+                  std::string& error);
+  void set_flowlet_gap_us(std::uint32_t gap_us) { scheduler_.set_flowlet_gap_ns(gap_us * 1000ull); }
+  void set_queue_depth(QueueDepthFn fn) { queue_depth_ = std::move(fn); }
+
+  Snapshot snapshot() const { return scheduler_.snapshot(); }
+  const Scheduler& scheduler() const { return scheduler_; }
+  congestion::Source* source() { return source_.get(); }
+
+ private:
+  void apply_policy(std::uint64_t now_ns);
+  void gather_activity(std::uint64_t now_ns);
+
+  bond::Bond& bond_;
+  Scheduler scheduler_;
+  std::unique_ptr<congestion::Source> source_;
+  QueueDepthFn queue_depth_;
+  std::vector<BucketActivity> activity_;
+  std::vector<MemberInput> inputs_;
+  std::size_t history_logged_ = 0;
+  std::uint64_t next_ns_ = 0;
+};
+
+}  // namespace braid::sched
