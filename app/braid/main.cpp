@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "bond/dpdk/bond_commands.hpp"
 #include "common/periodic_tasks.hpp"
 #include "config/config_loader.hpp"
 #include "config/demo_config.hpp"
@@ -68,6 +69,10 @@ void run(const braid::config::Config& config, const braid::app::Options& options
        .socket_path = options.control_socket.value_or(config.control.socket),
        .metrics_listen = config.metrics.listen});
   braid::engine::register_engine_commands(control, engine);
+  std::vector<braid::bond::Bond*> bonds;
+  for (std::size_t b = 0; b < engine.bond_count(); ++b)
+    bonds.push_back(&engine.bond(b));
+  braid::bond::register_bond_commands(control, bonds);
   engine.start();
   std::printf("forwarding; Ctrl-C stops\n");
   std::fflush(stdout);

@@ -14,7 +14,6 @@
 namespace braid::flow {
 namespace {
 
-constexpr std::uint64_t kHashSeed = 0x62726169642d6677ULL;  // "braid-fw"
 constexpr std::uint16_t kVlanIdMask = 0x0FFF;               // IEEE 802.1Q §9.6: VID is 12 bits
 constexpr std::size_t kIpv4AddrBytes = 4;
 constexpr std::size_t kIpv6AddrBytes = 16;
@@ -62,14 +61,14 @@ std::uint64_t tunnel_word(const TunnelHeader& tunnel) {
 }
 
 std::uint32_t hash_l2(const FlowKey& key) {
-  Mixer mixer(kHashSeed);
+  Mixer mixer(kFlowHashSeed);
   add_l2(mixer, key.l2);
   return mixer.finish();
 }
 
 std::uint32_t hash_l23(const FlowKey& key) {
   if (!key.has(kLayerL3)) return hash_l2(key);
-  Mixer mixer(kHashSeed);
+  Mixer mixer(kFlowHashSeed);
   add_l2(mixer, key.l2);
   add_addresses(mixer, key.l3);
   return mixer.finish();
@@ -77,7 +76,7 @@ std::uint32_t hash_l23(const FlowKey& key) {
 
 std::uint32_t hash_l34(const FlowKey& key) {
   if (!key.has(kLayerL3)) return hash_l2(key);
-  Mixer mixer(kHashSeed);
+  Mixer mixer(kFlowHashSeed);
   add_addresses(mixer, key.l3);
   mixer.add(l4_word(key.l4, key.has(kLayerRoce)));
   return mixer.finish();
@@ -90,7 +89,7 @@ bool use_inner(const FlowKey& key) {
 
 std::uint32_t hash_encap23(const FlowKey& key) {
   if (!key.has(kLayerL3)) return hash_l2(key);
-  Mixer mixer(kHashSeed);
+  Mixer mixer(kFlowHashSeed);
   add_l2(mixer, key.l2);
   add_addresses(mixer, use_inner(key) ? key.inner_l3 : key.l3);
   mixer.add(tunnel_word(key.tunnel));
@@ -100,7 +99,7 @@ std::uint32_t hash_encap23(const FlowKey& key) {
 std::uint32_t hash_encap34(const FlowKey& key) {
   if (!key.has(kLayerL3)) return hash_l2(key);
   const bool inner = use_inner(key);
-  Mixer mixer(kHashSeed);
+  Mixer mixer(kFlowHashSeed);
   add_addresses(mixer, inner ? key.inner_l3 : key.l3);
   mixer.add(inner ? l4_word(key.inner_l4, key.has(kLayerInnerRoce))
                   : l4_word(key.l4, key.has(kLayerRoce)));
@@ -110,7 +109,7 @@ std::uint32_t hash_encap34(const FlowKey& key) {
 
 std::uint32_t hash_vlan_srcmac(const FlowKey& key) {
   // Untagged frames have vlan_tci zero, i.e. VLAN ID 0, as in Linux.
-  Mixer mixer(kHashSeed);
+  Mixer mixer(kFlowHashSeed);
   mixer.add(mac_word(key.l2.src_mac) ^
             (std::uint64_t{static_cast<std::uint16_t>(key.l2.vlan_tci[0] & kVlanIdMask)} << 48));
   return mixer.finish();

@@ -10,6 +10,8 @@
 
 namespace braid::flow {
 
+inline constexpr std::uint64_t kFlowHashSeed = 0x62726169642d6677ULL;  // "braid-fw"
+
 class Mixer {
  public:
   explicit constexpr Mixer(std::uint64_t seed) : state_(seed) {}

@@ -322,6 +322,16 @@ void Bond::set_member_admin(std::size_t m, bool up, std::uint64_t now_ns) {
   rebuild(now_ns, "admin change");
 }
 
+bool Bond::set_lacp_rate(bool fast, std::uint64_t now_ns) {
+  if (!lacp_) return false;
+  config_.lacp.fast = fast;
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    lacp_->set_timeout(m, fast ? lacp::LacpTimeout::kShort : lacp::LacpTimeout::kLong, now_ns);
+  }
+  log(now_ns, std::string("LACP rate ") + (fast ? "fast" : "slow"));
+  return true;
+}
+
 void Bond::set_weights(const std::vector<std::uint32_t>& weights, std::uint64_t now_ns) {
   for (std::size_t m = 0; m < members_.size() && m < weights.size(); ++m) {
     members_[m].weight = weights[m];

@@ -75,6 +75,8 @@ class Bond {
 
   // Admin up/down of a member (console `set member`): takes effect at once.
   void set_member_admin(std::size_t member, bool up, std::uint64_t now_ns);
+  // LACP rate at run time (console `set bond <b> lacp rate fast|slow`); false if not mode lacp.
+  bool set_lacp_rate(bool fast, std::uint64_t now_ns);
   // Member weights (the scheduler's output); applied to usable members at once.
   void set_weights(const std::vector<std::uint32_t>& weights, std::uint64_t now_ns);
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <span>
 
+#include "flow/l34_fast_path.hpp"
 #include "flow/parser.hpp"
 
 namespace braid::flow::dpdk {
@@ -38,6 +39,19 @@ void mbuf_hash_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint
     // Mostly a load per packet; only packets the PMD left unhashed are parsed.
     for (std::uint16_t i = 0; i < count; ++i)
       hashes[i] = mbuf_hash(hasher, mbufs[i]);
+    return;
+  }
+  if (hasher.policy() == HashPolicy::l34) {
+    // Most storage traffic is plain IPv4 TCP/UDP: hash it straight from the frame, and parse
+    // only what the fast path declines.
+    for (std::uint16_t i = 0; i < count; ++i) {
+      if (i + kPrefetchDistance < count) {
+        rte_prefetch0(rte_pktmbuf_mtod(mbufs[i + kPrefetchDistance], const void*));
+      }
+      if (!try_hash_l34(first_segment(mbufs[i]), hashes[i])) {
+        hashes[i] = hasher.hash_frame(first_segment(mbufs[i]));
+      }
+    }
     return;
   }
   std::array<FlowKey, kHashBurstSize> keys;

@@ -1,0 +1,337 @@
+#include "bond/dpdk/bond_commands.hpp"
+
+#include <rte_ethdev.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "bond/dpdk/bond.hpp"
+#include "common/clock.hpp"
+#include "control/control_plane.hpp"
+#include "lacp/snapshot.hpp"
+
+namespace braid::bond {
+namespace {
+
+using control::Args;
+using control::Output;
+
+constexpr std::size_t kRecentEvents = 10;
+
+const char* mode_name(config::BondMode mode) {
+  switch (mode) {
+    case config::BondMode::kLacp:
+      return "lacp";
+    case config::BondMode::kStatic:
+      return "static";
+    case config::BondMode::kActiveBackup:
+      return "active-backup";
+  }
+  return "?";
+}
+
+std::string mac_text(const rte_ether_addr& mac) {
+  char text[RTE_ETHER_ADDR_FMT_SIZE];
+  rte_ether_format_addr(text, sizeof text, &mac);
+  return text;
+}
+
+std::string system_text(std::uint16_t priority, const lacp::MacAddress& mac) {
+  return std::to_string(priority) + "," + lacp::mac_string(mac);
+}
+
+std::string age_text(std::uint64_t then_ns, std::uint64_t now_ns) {
+  char text[32];
+  std::snprintf(text, sizeof text, "-%.3fs", static_cast<double>(now_ns - then_ns) / 1e9);
+  return text;
+}
+
+std::vector<Bond*> chosen(const std::vector<Bond*>& bonds, const Args& args) {
+  std::vector<Bond*> result;
+  for (Bond* bond : bonds) {
+    if (!args.has("bond") || bond->name() == args.get("bond")) result.push_back(bond);
+  }
+  return result;
+}
+
+void show_bond(const Bond& bond, Output& out) {
+  const std::uint64_t now = monotonic_ns();
+  Output& section = out.section(bond.name());
+  const config::BondConfig& config = bond.config();
+  section.value("mode", mode_name(config.mode));
+  section.value("mac", mac_text(bond.mac()));
+  section.value("hash", config.hash);
+  section.value("buckets", config.buckets);
+  section.value("min_links", config.min_links);
+  std::size_t distributing = 0;
+  control::Table& members =
+      section.table("members", {"member", "link", "speed_mbps", "admin", "collecting",
+                                "distributing", "weight", "buckets", "tx_packets"});
+  for (const MemberStatus& member : bond.members()) {
+    rte_eth_stats stats{};
+    rte_eth_stats_get(member.port_id, &stats);
+    distributing += member.distributing ? 1 : 0;
+    members.row({member.name, member.link_up ? "up" : "down", member.speed_mbps,
+                 member.admin_up ? "up" : "down", member.collecting, member.distributing,
+                 member.weight, member.buckets, std::uint64_t{stats.opackets}});
+  }
+  section.value("status", distributing >= config.min_links ? "up" : "down (below min_links)");
+  const BondCounters& counters = bond.counters();
+  section.value("tables_published", counters.tables_published);
+  section.value("buckets_moved", counters.buckets_moved);
+  section.value("link_changes", counters.link_changes);
+  section.value("slow_frames", counters.slow_frames);
+  section.value("slow_frames_ignored", counters.slow_frames_ignored);
+  section.value("control_tx", counters.control_tx);
+  section.value("control_tx_failed", counters.control_tx_failed);
+  control::Table& events = section.table("recent_events", {"age", "event"});
+  const auto& log = bond.events();
+  const std::size_t first = log.size() > kRecentEvents ? log.size() - kRecentEvents : 0;
+  for (std::size_t e = first; e < log.size(); ++e) {
+    events.row({age_text(log[e].time_ns, now), log[e].text});
+  }
+}
+
+void show_lacp(const Bond& bond, bool detail, Output& out) {
+  Output& section = out.section(bond.name());
+  const lacp::LacpSystem* system = bond.lacp();
+  if (system == nullptr) {
+    section.line(std::string("mode ") + mode_name(bond.config().mode) + ": LACP is not running");
+    return;
+  }
+  const lacp::SystemSnapshot snapshot = system->snapshot();
+  section.value("system", system_text(snapshot.system_priority, snapshot.system_mac));
+  section.value("active_aggregator", snapshot.active_aggregator);
+  section.value("rate", bond.config().lacp.fast ? "fast" : "slow");
+  section.value("activity", bond.config().lacp.active ? "active" : "passive");
+  const std::vector<MemberStatus> members = bond.members();
+  control::Table& table =
+      section.table("ports", {"member", "port", "actor_key", "actor_state", "partner_system",
+                              "partner_key", "partner_port", "partner_state", "receive", "mux",
+                              "selected", "lacpdu_rx", "lacpdu_tx", "bad"});
+  for (std::size_t p = 0; p < snapshot.ports.size(); ++p) {
+    const lacp::PortSnapshot& port = snapshot.ports[p];
+    table.row({p < members.size() ? members[p].name : "?", port.port_number, port.actor.key,
+               lacp::state_string(port.actor.state),
+               system_text(port.partner.system_priority, port.partner.system), port.partner.key,
+               std::to_string(port.partner.port_priority) + "," +
+                   std::to_string(port.partner.port_number),
+               lacp::state_string(port.partner.state), port.receive_state, port.mux_state,
+               port.selected, port.counters.lacpdu_rx, port.counters.lacpdu_tx,
+               port.counters.bad_pdu_total});
+  }
+  section.line(
+      "state bits: A=activity T=short timeout G=aggregation S=sync C=collecting "
+      "D=distributing F=defaulted E=expired");
+  if (!detail) return;
+  const std::uint64_t now = monotonic_ns();
+  control::Table& ports =
+      section.table("machines", {"member", "periodic", "actor_churn", "partner_churn", "marker_rx",
+                                 "marker_response_tx", "lacpdu_tx_deferred"});
+  for (std::size_t p = 0; p < snapshot.ports.size(); ++p) {
+    const lacp::PortSnapshot& port = snapshot.ports[p];
+    ports.row({p < members.size() ? members[p].name : "?", port.periodic_state,
+               port.actor_churn_state, port.partner_churn_state, port.counters.marker_rx,
+               port.counters.marker_response_tx, port.counters.lacpdu_tx_deferred});
+  }
+  control::Table& events = section.table("transitions", {"age", "port", "machine", "from", "to"});
+  const std::vector<lacp::Event> log = system->event_log().events();
+  const std::size_t first = log.size() > 20 ? log.size() - 20 : 0;
+  for (std::size_t e = first; e < log.size(); ++e) {
+    const lacp::Event& event = log[e];
+    const std::string text = lacp::to_string(event);
+    events.row({event.time_ns <= now ? age_text(event.time_ns, now) : "", event.port_number, text,
+                event.from, event.to});
+  }
+}
+
+void show_distribution(const Bond& bond, Output& out) {
+  Output& section = out.section(bond.name());
+  const BondTable* table = bond.table();
+  section.value("generation", table != nullptr ? table->generation : 0);
+  section.value("buckets", bond.config().buckets);
+  section.value("moves", bond.counters().buckets_moved);
+  control::Table& members = section.table("members", {"member", "buckets", "share"});
+  const std::vector<MemberStatus> status = bond.members();
+  for (const MemberStatus& member : status) {
+    char share[16];
+    std::snprintf(share, sizeof share, "%.1f%%",
+                  100.0 * member.buckets / std::max<std::uint32_t>(bond.config().buckets, 1));
+    members.row({member.name, member.buckets, std::string(share)});
+  }
+  if (table == nullptr) return;
+  // The first 64 buckets as member indices: enough to see the interleaving at a glance.
+  std::string map;
+  for (std::size_t b = 0; b < std::min<std::size_t>(64, table->buckets.size()); ++b) {
+    const MemberIndex member = table->buckets[b];
+    map += member == kNoMember ? '-' : static_cast<char>('0' + member % 10);
+  }
+  section.value("first_64_buckets", map);
+}
+
+// Finds a member by name across the bonds: (bond, index) or (nullptr, 0).
+std::pair<Bond*, std::size_t> find_member(const std::vector<Bond*>& bonds,
+                                          const std::string& name) {
+  for (Bond* bond : bonds) {
+    const std::vector<MemberStatus> members = bond->members();
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      if (members[m].name == name) return {bond, m};
+    }
+  }
+  return {nullptr, 0};
+}
+
+void register_metrics(control::ControlPlane& control, const std::vector<Bond*>& bonds) {
+  control.metrics().add_collector([bonds](control::MetricWriter& w) {
+    using control::MetricType;
+    w.family("braid_member_up", "1 when the member's link is up and it is admin up",
+             MetricType::kGauge);
+    for (Bond* bond : bonds) {
+      for (const MemberStatus& m : bond->members()) {
+        w.sample({{"bond", bond->name()}, {"member", m.name}},
+                 std::uint64_t{m.link_up && m.admin_up});
+      }
+    }
+    w.family("braid_member_distributing", "1 when the member carries traffic", MetricType::kGauge);
+    for (Bond* bond : bonds) {
+      for (const MemberStatus& m : bond->members()) {
+        w.sample({{"bond", bond->name()}, {"member", m.name}}, std::uint64_t{m.distributing});
+      }
+    }
+    w.family("braid_member_weight", "the member's scheduling weight", MetricType::kGauge);
+    for (Bond* bond : bonds) {
+      for (const MemberStatus& m : bond->members()) {
+        w.sample({{"bond", bond->name()}, {"member", m.name}}, std::uint64_t{m.weight});
+      }
+    }
+    w.family("braid_member_buckets", "distribution-table buckets the member owns",
+             MetricType::kGauge);
+    for (Bond* bond : bonds) {
+      for (const MemberStatus& m : bond->members()) {
+        w.sample({{"bond", bond->name()}, {"member", m.name}}, std::uint64_t{m.buckets});
+      }
+    }
+    w.family("braid_member_tx_packets_total", "packets the member's port sent",
+             MetricType::kCounter);
+    for (Bond* bond : bonds) {
+      for (const MemberStatus& m : bond->members()) {
+        rte_eth_stats stats{};
+        rte_eth_stats_get(m.port_id, &stats);
+        w.sample({{"bond", bond->name()}, {"member", m.name}}, std::uint64_t{stats.opackets});
+      }
+    }
+    w.family("braid_bond_buckets_moved_total", "buckets that changed member", MetricType::kCounter);
+    for (Bond* bond : bonds)
+      w.sample({{"bond", bond->name()}}, bond->counters().buckets_moved);
+    w.family("braid_lacp_actor_state", "LACP actor state bits sent (802.1AX 6.4.2.3)",
+             MetricType::kGauge);
+    for (Bond* bond : bonds) {
+      if (bond->lacp() == nullptr) continue;
+      const lacp::SystemSnapshot snapshot = bond->lacp()->snapshot();
+      const std::vector<MemberStatus> members = bond->members();
+      for (std::size_t p = 0; p < snapshot.ports.size() && p < members.size(); ++p) {
+        w.sample({{"bond", bond->name()}, {"member", members[p].name}},
+                 std::uint64_t{snapshot.ports[p].actor.state});
+      }
+    }
+    w.family("braid_lacp_partner_state", "LACP partner state bits last received",
+             MetricType::kGauge);
+    for (Bond* bond : bonds) {
+      if (bond->lacp() == nullptr) continue;
+      const lacp::SystemSnapshot snapshot = bond->lacp()->snapshot();
+      const std::vector<MemberStatus> members = bond->members();
+      for (std::size_t p = 0; p < snapshot.ports.size() && p < members.size(); ++p) {
+        w.sample({{"bond", bond->name()}, {"member", members[p].name}},
+                 std::uint64_t{snapshot.ports[p].partner.state});
+      }
+    }
+    w.family("braid_lacp_pdus_total", "LACPDUs received and sent", MetricType::kCounter);
+    for (Bond* bond : bonds) {
+      if (bond->lacp() == nullptr) continue;
+      const std::vector<MemberStatus> members = bond->members();
+      for (std::size_t p = 0; p < members.size(); ++p) {
+        const lacp::PortCounters& counters = bond->lacp()->counters(p);
+        w.sample({{"bond", bond->name()}, {"member", members[p].name}, {"direction", "rx"}},
+                 counters.lacpdu_rx);
+        w.sample({{"bond", bond->name()}, {"member", members[p].name}, {"direction", "tx"}},
+                 counters.lacpdu_tx);
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void register_bond_commands(control::ControlPlane& control, std::vector<Bond*> bonds) {
+  if (bonds.empty()) return;
+  control::CommandRegistry& commands = control.commands();
+  commands.define_param("bond", {.help = "a configured bond",
+                                 .values =
+                                     [bonds] {
+                                       std::vector<std::string> names;
+                                       for (Bond* bond : bonds)
+                                         names.push_back(bond->name());
+                                       return names;
+                                     },
+                                 .strict = true});
+  commands.define_param("member", {.help = "a bond member port",
+                                   .values =
+                                       [bonds] {
+                                         std::vector<std::string> names;
+                                         for (Bond* bond : bonds) {
+                                           for (const MemberStatus& m : bond->members()) {
+                                             names.push_back(m.name);
+                                           }
+                                         }
+                                         return names;
+                                       },
+                                   .strict = true});
+  commands.add("show bond [<bond>]",
+               "mode, MAC, members (link, admin, collecting, distributing, buckets), events",
+               [bonds](const Args& args, Output& out) {
+                 for (Bond* bond : chosen(bonds, args))
+                   show_bond(*bond, out);
+               });
+  commands.add("show lacp [detail] [<bond>]",
+               "actor and partner per member, state bits, machine states, PDU counters",
+               [bonds](const Args& args, Output& out) {
+                 for (Bond* bond : chosen(bonds, args))
+                   show_lacp(*bond, args.used("detail"), out);
+               });
+  commands.add("show distribution [<bond>]", "buckets per member, moves, the bucket map",
+               [bonds](const Args& args, Output& out) {
+                 for (Bond* bond : chosen(bonds, args))
+                   show_distribution(*bond, out);
+               });
+  commands.add("set member <member> up|down",
+               "admin state of a bond member: down moves its traffic at once",
+               [bonds](const Args& args, Output& out) {
+                 const auto [bond, index] = find_member(bonds, args.get("member"));
+                 if (bond == nullptr) {
+                   out.error("no member " + args.get("member"));
+                   return;
+                 }
+                 const bool up = args.used("up");
+                 bond->set_member_admin(index, up, monotonic_ns());
+                 out.line("member " + args.get("member") + " admin " + (up ? "up" : "down"));
+               });
+  commands.add("set bond <bond> lacp rate fast|slow",
+               "ask the partner for LACPDUs every second (fast) or 30 seconds (slow)",
+               [bonds](const Args& args, Output& out) {
+                 for (Bond* bond : chosen(bonds, args)) {
+                   const bool fast = args.used("fast");
+                   if (!bond->set_lacp_rate(fast, monotonic_ns())) {
+                     out.error("bond " + bond->name() + " is not in mode lacp");
+                     return;
+                   }
+                   out.line("bond " + bond->name() + ": LACP rate " + (fast ? "fast" : "slow"));
+                 }
+               });
+  control.telemetry().add_command("/braid/bond", "bonds: members, buckets, events",
+                                  control.commands(), "show bond");
+  control.telemetry().add_command("/braid/lacp", "LACP actor/partner per member",
+                                  control.commands(), "show lacp");
+  register_metrics(control, bonds);
+}
+
+}  // namespace braid::bond

@@ -1,0 +1,20 @@
+// The bond's part of the control plane: `show bond`, `show lacp [detail]`, `show distribution`,
+// `set member <m> up|down`, `set bond <b> lacp rate fast|slow`, the /braid/bond and /braid/lacp
+// telemetry endpoints and the braid_member_* / braid_lacp_* metrics. Everything runs on the
+// control thread through Bond's public API.
+#pragma once
+
+#include <vector>
+
+namespace braid::control {
+class ControlPlane;
+}
+
+namespace braid::bond {
+
+class Bond;
+
+// The bonds must outlive the control plane's use of them (both live in braid's run()).
+void register_bond_commands(control::ControlPlane& control, std::vector<Bond*> bonds);
+
+}  // namespace braid::bond
