@@ -7,6 +7,8 @@
 
 #include <cstring>
 
+#include "port/virtual_cable.hpp"
+
 namespace braid::drivers {
 namespace {
 
@@ -38,7 +40,13 @@ std::string device_name(const std::string& device) {
 
 EthdevPort::EthdevPort(const config::PortConfig& config) : config_(config) {
   const std::string name = device_name(config_.device);
-  if (rte_eth_dev_get_port_by_name(name.c_str(), &port_id_) != 0) {
+  if (is_cable_device(config_.device)) {
+    try {
+      port_id_ = open_cable_end(config_.device);
+    } catch (const std::runtime_error& error) {
+      throw PortError("port \"" + config_.name + "\": " + error.what());
+    }
+  } else if (rte_eth_dev_get_port_by_name(name.c_str(), &port_id_) != 0) {
     const int rc = rte_dev_probe(config_.device.c_str());
     if (rc < 0) fail("cannot probe device \"" + config_.device + "\"", -rc);
     if (rte_eth_dev_get_port_by_name(name.c_str(), &port_id_) != 0) {

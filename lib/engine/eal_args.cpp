@@ -51,7 +51,8 @@ bool hugepages_available(const std::string& sysfs_hugepages, const std::string& 
 bool is_vdev_device(const std::string& device) {
   // DPDK vdev drivers are named net_*, eth_* (legacy aliases), crypto_*, etc.; bus addresses
   // (0000:3b:00.0, 3b:00.0) start with a hex digit.
-  return device.starts_with("net_") || device.starts_with("eth_");
+  // cable:NAME/a|b ends are braid's own ring pairs (drivers/port/virtual_cable.hpp).
+  return device.starts_with("net_") || device.starts_with("eth_") || device.starts_with("cable:");
 }
 
 EalArgs build_eal_args(const config::Config& config, const std::vector<std::string>& passthrough,
