@@ -20,6 +20,7 @@
 #include "engine/stats_line.hpp"
 #include "log/log_types.hpp"
 #include "options.hpp"
+#include "sched/dpdk/sched_commands.hpp"
 #include "trace/synthetic_trace.hpp"
 
 namespace {
@@ -73,6 +74,10 @@ void run(const braid::config::Config& config, const braid::app::Options& options
   for (std::size_t b = 0; b < engine.bond_count(); ++b)
     bonds.push_back(&engine.bond(b));
   braid::bond::register_bond_commands(control, bonds);
+  std::vector<braid::sched::ScheduledBond> scheduled;
+  for (std::size_t b = 0; b < engine.bond_count(); ++b)
+    scheduled.push_back({&engine.bond(b), &engine.bond_scheduler(b)});
+  braid::sched::register_sched_commands(control, scheduled);
   engine.start();
   std::printf("forwarding; Ctrl-C stops\n");
   std::fflush(stdout);

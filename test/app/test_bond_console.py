@@ -1,0 +1,223 @@
+"""The bond, LACP, distribution and scheduler commands as an operator meets them: a running braid
+with two bonds over net_null members (a static one with an adaptive scheduler fed by simulated
+pause frames, and an LACP one with no partner), driven through braidctl and /metrics."""
+
+import json
+import os
+import pathlib
+import re
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+import pytest
+
+BRAID = os.environ.get("BRAID", "build-ui/app/braid/braid")
+BRAIDCTL = os.environ.get("BRAIDCTL", "build-ui/app/braidctl/braidctl")
+
+METRIC_LINE = re.compile(
+    r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? '
+    r'[-+]?(\d+(\.\d*)?([eE][-+]?\d+)?|NaN|[-+]?Inf)$')
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def config_text(tag, socket_path, metrics_port):
+    return f"""\
+ports:
+  - {{name: host, device: "net_null_{tag}h0"}}
+  - {{name: m0, device: "net_null_{tag}t0,no-rx=1"}}
+  - {{name: m1, device: "net_null_{tag}t1,no-rx=1"}}
+  - {{name: lhost, device: "net_null_{tag}h1"}}
+  - {{name: l0, device: "net_null_{tag}l0,no-rx=1"}}
+  - {{name: l1, device: "net_null_{tag}l1,no-rx=1"}}
+bonds:
+  - name: uplink
+    members: [m0, m1]
+    mode: static
+    hash: l34
+    scheduler:
+      policy: adaptive
+      weights: [1, 2]
+      congestion: {{source: sim, sim_pause_permille: [0, 400]}}
+  - name: lag
+    members: [l0, l1]
+    mode: lacp
+workers:
+  lcores: [1]
+cross_connect:
+  - [host, uplink]
+  - [lhost, lag]
+control:
+  socket: {socket_path}
+metrics:
+  listen: "127.0.0.1:{metrics_port}"
+"""
+
+
+def stop(process):
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="module")
+def running():
+    directory = pathlib.Path(tempfile.mkdtemp(prefix="braid-bond-console-"))
+    tag = f"bc{os.getpid()}"
+    prefix = f"braid-bond-console-{os.getpid()}"
+    socket_path = directory / "braid.sock"
+    metrics_port = free_port()
+    config = directory / "braid.yaml"
+    config.write_text(config_text(tag, socket_path, metrics_port))
+    log = open(directory / "braid.log", "w")
+    process = subprocess.Popen([BRAID, "--config", str(config), "--stats-interval", "0", "--",
+                                f"--file-prefix={prefix}"], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while not socket_path.exists():
+            assert process.poll() is None, (directory / "braid.log").read_text()
+            assert time.monotonic() < deadline, "control socket never appeared"
+            time.sleep(0.1)
+        time.sleep(1.5)  # a few scheduler periods and a metrics snapshot
+        yield {"socket": str(socket_path), "metrics_port": metrics_port, "process": process}
+    finally:
+        stop(process)
+        log.close()
+
+
+def ctl(running, *words, check=True):
+    result = subprocess.run([BRAIDCTL, "--socket", running["socket"], *words],
+                            capture_output=True, text=True, timeout=30)
+    if check:
+        assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def ctl_json(running, *words):
+    return json.loads(ctl(running, "--json", *words).stdout)
+
+
+def members_of(running, bond):
+    return {m["member"]: m for m in ctl_json(running, "show", "bond", bond)[bond]["members"]}
+
+
+def test_show_bond(running):
+    out = ctl(running, "show", "bond").stdout
+    assert "uplink" in out and "lag" in out, out
+    assert re.search(r"^\s*m0\s+up\s+", out, re.M), out
+    members = members_of(running, "uplink")
+    assert set(members) == {"m0", "m1"}
+    assert all(m["distributing"] for m in members.values()), members
+
+
+def test_show_lacp(running):
+    result = ctl_json(running, "show", "lacp")
+    assert {p["member"] for p in result["lag"]["ports"]} == {"l0", "l1"}, result
+    assert "LACP is not running" in ctl(running, "show", "lacp", "uplink").stdout
+    detail = ctl(running, "show", "lacp", "detail", "lag").stdout
+    assert "machines" in detail and "transitions" in detail, detail
+
+
+def test_show_distribution(running):
+    result = ctl_json(running, "show", "distribution", "uplink")["uplink"]
+    assert sum(m["buckets"] for m in result["members"]) == result["buckets"], result
+    assert re.fullmatch(r"[01]{64}", result["first_64_buckets"]), result
+
+
+def test_member_down_and_up(running):
+    assert "member m1 admin down" in ctl(running, "set", "member", "m1", "down").stdout
+    try:
+        members = members_of(running, "uplink")
+        assert members["m1"]["admin"] == "down" and not members["m1"]["distributing"], members
+        assert members["m0"]["distributing"], members
+        dist = ctl_json(running, "show", "distribution", "uplink")["uplink"]
+        assert {m["member"]: m["buckets"] for m in dist["members"]}["m1"] == 0, dist
+    finally:
+        ctl(running, "set", "member", "m1", "up")
+    deadline = time.monotonic() + 10
+    while not members_of(running, "uplink")["m1"]["distributing"]:
+        assert time.monotonic() < deadline, "m1 never distributed again"
+        time.sleep(0.1)
+
+
+def test_show_scheduler(running):
+    out = ctl(running, "show", "scheduler", "uplink").stdout
+    for word in ("policy", "adaptive", "flowlet_gap_us", "effective_weight", "aimd_factor",
+                 "weight_history"):
+        assert word in out, out
+    snap = ctl_json(running, "show", "scheduler")
+    assert set(snap) == {"uplink", "lag"}, snap
+    members = {m["member"]: m for m in snap["uplink"]["members"]}
+    assert members["m1"]["configured_weight"] == 2, members
+    # m1 is 40% paused (sim): the adaptive policy cuts its effective weight.
+    deadline = time.monotonic() + 10
+    while members["m1"]["effective_weight"] >= 2 or members["m1"]["pause"] <= 0:
+        assert time.monotonic() < deadline, members
+        time.sleep(0.2)
+        members = {m["member"]: m for m in ctl_json(running, "show", "scheduler",
+                                                    "uplink")["uplink"]["members"]}
+    history = ctl_json(running, "show", "scheduler", "uplink")["uplink"]["weight_history"]
+    assert any(h["member"] == "m1" for h in history), history
+    assert len(history) <= 10
+
+
+def test_set_policy_weight_and_gap(running):
+    assert "policy wrr" in ctl(running, "set", "bond", "lag", "policy", "wrr").stdout
+    assert ctl_json(running, "show", "scheduler", "lag")["lag"]["policy"] == "wrr"
+    assert "weight 3" in ctl(running, "set", "bond", "lag", "weight", "l1", "3").stdout
+    members = {m["member"]: m for m in ctl_json(running, "show", "scheduler",
+                                                "lag")["lag"]["members"]}
+    assert members["l1"]["configured_weight"] == 3, members
+    assert "flowlet gap 250 us" in ctl(running, "set", "bond", "lag", "flowlet", "gap",
+                                       "250").stdout
+    assert ctl_json(running, "show", "scheduler", "lag")["lag"]["flowlet_gap_us"] == 250
+    assert "policy hash" in ctl(running, "set", "bond", "lag", "policy", "hash").stdout
+
+
+@pytest.mark.parametrize("words,message", [
+    (["set", "bond", "nosuch", "policy", "wrr"], "nosuch"),
+    (["set", "bond", "lag", "policy", "fastest"], "hash"),
+    (["set", "bond", "lag", "weight", "m0", "2"], "not in bond lag"),
+    (["set", "bond", "lag", "weight", "l0", "0"], "weight"),
+    (["set", "bond", "lag", "weight", "l0", "1001"], "weight"),
+    (["set", "bond", "lag", "flowlet", "gap", "0"], "microseconds"),
+    (["set", "member", "nosuch", "down"], "nosuch"),
+    (["show", "scheduler", "nosuch"], "nosuch"),
+])
+def test_bad_arguments_are_clear_errors(running, words, message):
+    result = ctl(running, *words, check=False)
+    assert result.returncode != 0, result.stdout
+    assert message in result.stderr, result.stderr
+
+
+def test_metrics(running):
+    deadline = time.monotonic() + 10
+    while True:
+        with urllib.request.urlopen(f"http://127.0.0.1:{running['metrics_port']}/metrics",
+                                    timeout=10) as response:
+            text = response.read().decode()
+        if "braid_member_pfc_pause_total" in text or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    for line in text.splitlines():
+        if line.startswith("#"):
+            assert re.match(r"^# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* ", line), line
+        elif line:
+            assert METRIC_LINE.match(line), line
+    assert re.search(r'^braid_member_weight\{bond="uplink",member="m1"\} \d+$', text, re.M), text
+    assert re.search(r'^braid_lacp_partner_state\{bond="lag",member="l0"\} \d+$', text, re.M)
+    assert re.search(r'^braid_member_effective_weight\{bond="uplink",member="m0"\} \d+$', text,
+                     re.M)
+    assert re.search(r'^braid_member_pfc_pause_total\{bond="uplink",member="m1",'
+                     r'direction="rx"\} [1-9]\d*$', text, re.M), text
