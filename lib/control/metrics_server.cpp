@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <charconv>
+#include <chrono>
 
 namespace braid::control {
 
@@ -55,6 +56,12 @@ MetricsServer::MetricsServer(const ListenAddress& address)
 }
 
 MetricsServer::~MetricsServer() {
+  // httplib's stop() only reaches a server that is already listening: stopped before its thread
+  // got there, listen would block forever (and braid with it, e.g. with --duration 0). Wait for
+  // it, briefly; a thread that failed to listen has returned anyway.
+  for (int waited_ms = 0; !server_->is_running() && waited_ms < 1000; ++waited_ms) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   server_->stop();
   if (thread_.joinable()) thread_.join();
 }

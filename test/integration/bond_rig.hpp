@@ -5,6 +5,7 @@
 
 #include <rte_ethdev.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -72,7 +73,9 @@ class BondRig {
             ++slow_frames_;
             continue;
           }
-          tracker_.seen(FlowSet::stamp_of(burst[i]), static_cast<int>(m));
+          const Stamp stamp = FlowSet::stamp_of(burst[i]);
+          tracker_.seen(stamp, static_cast<int>(m));
+          if (observer_) observer_(stamp, static_cast<int>(m));
           ++received_[m];
         }
         rte_pktmbuf_free_bulk(burst, n);
@@ -112,6 +115,10 @@ class BondRig {
   }
 
   std::uint64_t slow_frames() const { return slow_frames_; }
+  // Called for every data packet taken from a member (benchmarks time events with it).
+  void observe(std::function<void(const Stamp&, int member)> observer) {
+    observer_ = std::move(observer);
+  }
 
  private:
   static bool is_slow_protocols(const rte_mbuf* mbuf) {
@@ -128,6 +135,7 @@ class BondRig {
   std::uint64_t injected_ = 0;
   std::uint64_t slow_frames_ = 0;
   std::uint32_t next_flow_ = 0;
+  std::function<void(const Stamp&, int)> observer_;
 };
 
 }  // namespace braid::test

@@ -66,9 +66,3 @@ RingPort::~RingPort() {
 }
 
 }  // namespace braid::test
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  ::testing::AddGlobalTestEnvironment(new braid::test::EalEnvironment);
-  return RUN_ALL_TESTS();
-}
