@@ -28,8 +28,20 @@ std::string clip(const std::string& text) {
   return text.size() > kMaxTelemetryString ? text.substr(0, kMaxTelemetryString) : text;
 }
 
+// DPDK 22.11 telemetry accepts dict keys of letters, digits, '_' and '/' only and silently
+// drops the rest (a key "uplink.policy" or "tor-a" would vanish): map anything else to '_'.
+std::string key_name(const std::string& key) {
+  std::string name = clip(key);
+  for (char& c : name) {
+    const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                         (c >= '0' && c <= '9') || c == '_' || c == '/';
+    if (!allowed) c = '_';
+  }
+  return name;
+}
+
 void add_value(rte_tel_data* d, const std::string& key, const Value& value) {
-  const std::string name = clip(key);
+  const std::string name = key_name(key);
   using Kind = Value::Kind;
   if (value.kind == Kind::kUint) {
     rte_tel_data_add_dict_u64(d, name.c_str(), value.uint_value);
@@ -45,7 +57,7 @@ void add_value(rte_tel_data* d, const std::string& key, const Value& value) {
 }
 
 // Telemetry nests one level only: tables become one container per row, keyed by the row's
-// first cell; sections flatten into "section.key".
+// first cell; sections flatten into "section/key".
 void flatten(rte_tel_data* d, const Output& out, const std::string& prefix) {
   std::size_t tables = 0;
   for (const Output::Item& item : out.items())
@@ -56,7 +68,7 @@ void flatten(rte_tel_data* d, const Output& out, const std::string& prefix) {
         add_value(d, prefix + item.key, item.value);
         break;
       case Output::Item::Kind::kSection:
-        flatten(d, *item.section, prefix + item.key + ".");
+        flatten(d, *item.section, prefix + item.key + "/");
         break;
       case Output::Item::Kind::kTable:
         for (const auto& row : item.table->rows()) {
@@ -67,7 +79,7 @@ void flatten(rte_tel_data* d, const Output& out, const std::string& prefix) {
             add_value(container, item.table->columns()[c], row[c]);
           const std::string key =
               prefix + (tables > 1 ? item.key + "/" : "") + (row.empty() ? "" : row[0].text());
-          rte_tel_data_add_dict_container(d, clip(key).c_str(), container, 0);
+          rte_tel_data_add_dict_container(d, key_name(key).c_str(), container, 0);
         }
         break;
       case Output::Item::Kind::kLine:
@@ -75,7 +87,7 @@ void flatten(rte_tel_data* d, const Output& out, const std::string& prefix) {
     }
   }
   for (const std::string& message : out.errors())
-    rte_tel_data_add_dict_string(d, (prefix + "error").c_str(), clip(message).c_str());
+    rte_tel_data_add_dict_string(d, key_name(prefix + "error").c_str(), clip(message).c_str());
 }
 
 int telemetry_callback(const char* cmd, const char*, rte_tel_data* d) {
