@@ -46,6 +46,10 @@ class BondRig {
   // Injects up to `count` packets (round robin over the flows), takes what the members sent,
   // and runs the control thread's work. Returns packets injected.
   std::uint32_t pump(std::uint32_t count = 64) {
+    // Take what the members sent before injecting more: this thread is also the receiver, and
+    // if it was descheduled, packets sent under an old table must be read before packets of a
+    // flow its scheduler moved meanwhile (otherwise the harness itself would reorder them).
+    drain_members();
     rte_mbuf* burst[64];
     std::uint32_t made = 0;
     for (; made < count && made < 64; ++made) {

@@ -1,11 +1,13 @@
 #include "eal_environment.hpp"
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -53,9 +55,31 @@ RingPort::RingPort(const std::string& name, unsigned tx_queues, unsigned ring_si
   rte_ether_addr mac{{0x02, 0x00, 0x00, 0x00, static_cast<std::uint8_t>(port_id_ >> 8),
                       static_cast<std::uint8_t>(port_id_)}};
   rte_eth_dev_default_mac_addr_set(port_id_, &mac);
+  for (std::uint16_t queue = 0; queue < tx_queues; ++queue) {
+    callbacks_.push_back(rte_eth_add_tx_callback(port_id_, queue, stamp_send_time, nullptr));
+  }
+}
+
+// Runs in the sending thread inside rte_eth_tx_burst: records when each test frame (64 bytes
+// and up, see traffic.hpp's Stamp) left, so reordering is judged by send order.
+std::uint16_t RingPort::stamp_send_time(std::uint16_t, std::uint16_t, rte_mbuf** packets,
+                                        std::uint16_t count, void*) {
+  const std::uint64_t now = rte_rdtsc();
+  for (std::uint16_t i = 0; i < count; ++i) {
+    const auto* bytes = rte_pktmbuf_mtod(packets[i], const std::uint8_t*);
+    if (packets[i]->data_len < kSendTimeOffset + sizeof now) continue;
+    if (bytes[12] == 0x88 && bytes[13] == 0x09) continue;  // LACPDUs and markers stay intact
+    std::memcpy(rte_pktmbuf_mtod(packets[i], char*) + kSendTimeOffset, &now, sizeof now);
+  }
+  return count;
 }
 
 RingPort::~RingPort() {
+  // Callbacks outlive a closed port in its ethdev slot; the next port there must not inherit them.
+  for (std::uint16_t queue = 0; queue < callbacks_.size(); ++queue) {
+    if (callbacks_[queue] != nullptr)
+      rte_eth_remove_tx_callback(port_id_, queue, callbacks_[queue]);
+  }
   rte_eth_dev_close(port_id_);  // the engine stopped it
   for (rte_ring* ring : {to_port_, from_port_}) {
     rte_mbuf* leftover = nullptr;

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace braid::test {
 
@@ -36,7 +38,12 @@ class RingPort {
   rte_ring* from_port() { return from_port_; }
 
  private:
+  static constexpr std::size_t kSendTimeOffset = 56;  // Stamp::sent_tsc in traffic.hpp
+  static std::uint16_t stamp_send_time(std::uint16_t port, std::uint16_t queue, rte_mbuf** packets,
+                                       std::uint16_t count, void* user);
+
   std::string name_;
+  std::vector<const rte_eth_rxtx_callback*> callbacks_;
   rte_ring* to_port_ = nullptr;
   rte_ring* from_port_ = nullptr;
   std::uint16_t port_id_ = 0;

@@ -71,7 +71,14 @@ class BondEgress {
   void adopt(const BondTable* table, engine::WorkerCounters& counters) {
     seen_ = table;
     for (std::uint16_t m = 0; m < shared_->member_count; ++m) {
-      if (table->distributing[m] || member_tx_[m]->pending() == 0) continue;
+      if (member_tx_[m]->pending() == 0) continue;
+      if (table->distributing[m]) {
+        // A bucket may have moved away from this member: what was queued for it under the old
+        // table leaves now, before any packet the new table sends elsewhere, so a moved flow's
+        // old packets are never behind its new ones.
+        member_tx_[m]->flush();
+        continue;
+      }
       std::array<rte_mbuf*, engine::kMaxBurst> pending;
       const std::uint16_t n = member_tx_[m]->take(pending.data());
       counters.rerouted.add(n);
