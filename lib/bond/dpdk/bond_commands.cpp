@@ -181,45 +181,36 @@ std::pair<Bond*, std::size_t> find_member(const std::vector<Bond*>& bonds,
   return {nullptr, 0};
 }
 
+// One sample per member of every bond, labelled {bond, member}.
+template <typename ValueOf>
+void member_samples(control::MetricWriter& w, const std::vector<Bond*>& bonds, ValueOf value_of) {
+  for (Bond* bond : bonds) {
+    for (const MemberStatus& m : bond->members()) {
+      w.sample({{"bond", bond->name()}, {"member", m.name}}, std::uint64_t{value_of(m)});
+    }
+  }
+}
+
 void register_metrics(control::ControlPlane& control, const std::vector<Bond*>& bonds) {
   control.metrics().add_collector([bonds](control::MetricWriter& w) {
     using control::MetricType;
     w.family("braid_member_up", "1 when the member's link is up and it is admin up",
              MetricType::kGauge);
-    for (Bond* bond : bonds) {
-      for (const MemberStatus& m : bond->members()) {
-        w.sample({{"bond", bond->name()}, {"member", m.name}},
-                 std::uint64_t{m.link_up && m.admin_up});
-      }
-    }
+    member_samples(w, bonds, [](const MemberStatus& m) { return m.link_up && m.admin_up; });
     w.family("braid_member_distributing", "1 when the member carries traffic", MetricType::kGauge);
-    for (Bond* bond : bonds) {
-      for (const MemberStatus& m : bond->members()) {
-        w.sample({{"bond", bond->name()}, {"member", m.name}}, std::uint64_t{m.distributing});
-      }
-    }
+    member_samples(w, bonds, [](const MemberStatus& m) { return m.distributing; });
     w.family("braid_member_weight", "the member's scheduling weight", MetricType::kGauge);
-    for (Bond* bond : bonds) {
-      for (const MemberStatus& m : bond->members()) {
-        w.sample({{"bond", bond->name()}, {"member", m.name}}, std::uint64_t{m.weight});
-      }
-    }
+    member_samples(w, bonds, [](const MemberStatus& m) { return m.weight; });
     w.family("braid_member_buckets", "distribution-table buckets the member owns",
              MetricType::kGauge);
-    for (Bond* bond : bonds) {
-      for (const MemberStatus& m : bond->members()) {
-        w.sample({{"bond", bond->name()}, {"member", m.name}}, std::uint64_t{m.buckets});
-      }
-    }
+    member_samples(w, bonds, [](const MemberStatus& m) { return m.buckets; });
     w.family("braid_member_tx_packets_total", "packets the member's port sent",
              MetricType::kCounter);
-    for (Bond* bond : bonds) {
-      for (const MemberStatus& m : bond->members()) {
-        rte_eth_stats stats{};
-        rte_eth_stats_get(m.port_id, &stats);
-        w.sample({{"bond", bond->name()}, {"member", m.name}}, std::uint64_t{stats.opackets});
-      }
-    }
+    member_samples(w, bonds, [](const MemberStatus& m) {
+      rte_eth_stats stats{};
+      rte_eth_stats_get(m.port_id, &stats);
+      return stats.opackets;
+    });
     w.family("braid_bond_buckets_moved_total", "buckets that changed member", MetricType::kCounter);
     for (Bond* bond : bonds)
       w.sample({{"bond", bond->name()}}, bond->counters().buckets_moved);
