@@ -15,6 +15,11 @@ FIXTURES = pathlib.Path(__file__).resolve().parent / "fixtures"
 BRAID = os.environ.get("BRAID", str(SOURCE_ROOT / "build-asan/app/braid/braid"))
 REPORT_LINE = re.compile(r"^(PASS|WARN|FAIL|SKIP) ([^:]+): (.+)$")
 
+# git keeps no empty directories, but a fake sysfs needs some (a loaded module with no
+# parameters, a driver with no devices, no IOMMU groups): recreate them in a fresh checkout.
+for _empty in (FIXTURES / "empty_dirs.txt").read_text().split():
+    (FIXTURES / _empty).mkdir(parents=True, exist_ok=True)
+
 
 def run_script(name, *args, machine=None, extra_path=None, timeout=120):
     """Runs scripts/<name> with args; machine points --sysfs/--procfs at a fixture tree (a name
