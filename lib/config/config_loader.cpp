@@ -372,16 +372,16 @@ void read_metrics(const YamlReader& in, const YAML::Node& node, MetricsConfig& m
   if (metrics.listen == "off" || metrics.listen.empty()) return;
   const std::size_t colon = metrics.listen.rfind(':');
   const std::string port = colon == std::string::npos ? "" : metrics.listen.substr(colon + 1);
-  const bool bracketed = metrics.listen.front() != '[' ||
-                         (colon != std::string::npos && colon > 0 &&
-                          metrics.listen[colon - 1] == ']');
+  const bool bracketed =
+      metrics.listen.front() != '[' ||
+      (colon != std::string::npos && colon > 0 && metrics.listen[colon - 1] == ']');
   bool valid = !port.empty() && port.size() <= 5 && bracketed;
   for (char c : port)
     valid = valid && c >= '0' && c <= '9';
   if (!valid || std::stoul(port) > 65535) {
     in.fail(node["listen"], "metrics.listen",
-            "expected host:port (127.0.0.1:9464, [::1]:9464) or \"off\", got \"" +
-                metrics.listen + "\"");
+            "expected host:port (127.0.0.1:9464, [::1]:9464) or \"off\", got \"" + metrics.listen +
+                "\"");
   }
 }
 

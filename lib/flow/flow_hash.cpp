@@ -14,7 +14,7 @@
 namespace braid::flow {
 namespace {
 
-constexpr std::uint16_t kVlanIdMask = 0x0FFF;               // IEEE 802.1Q §9.6: VID is 12 bits
+constexpr std::uint16_t kVlanIdMask = 0x0FFF;  // IEEE 802.1Q §9.6: VID is 12 bits
 constexpr std::size_t kIpv4AddrBytes = 4;
 constexpr std::size_t kIpv6AddrBytes = 16;
 constexpr std::size_t kPortBytes = 2;

@@ -72,7 +72,8 @@ TEST(L34FastPath, AgreesWithTheParserOnEveryTruncationAndCorruption) {
     }
     for (int flip = 0; flip < 40; ++flip) {
       std::vector<std::uint8_t> corrupted = frame;
-      corrupted[12 + random() % (corrupted.size() - 12)] ^= static_cast<std::uint8_t>(1u << (random() % 8));
+      corrupted[12 + random() % (corrupted.size() - 12)] ^=
+          static_cast<std::uint8_t>(1u << (random() % 8));
       expect_same_as_parser(l34, corrupted, taken);
     }
   }
