@@ -191,6 +191,21 @@ void member_samples(control::MetricWriter& w, const std::vector<Bond*>& bonds, V
   }
 }
 
+// One sample per member of every LACP bond, from its LACP snapshot.
+template <typename ValueOf>
+void lacp_port_samples(control::MetricWriter& w, const std::vector<Bond*>& bonds,
+                       ValueOf value_of) {
+  for (Bond* bond : bonds) {
+    if (bond->lacp() == nullptr) continue;
+    const lacp::SystemSnapshot snapshot = bond->lacp()->snapshot();
+    const std::vector<MemberStatus> members = bond->members();
+    for (std::size_t p = 0; p < snapshot.ports.size() && p < members.size(); ++p) {
+      w.sample({{"bond", bond->name()}, {"member", members[p].name}},
+               std::uint64_t{value_of(snapshot.ports[p])});
+    }
+  }
+}
+
 void register_metrics(control::ControlPlane& control, const std::vector<Bond*>& bonds) {
   control.metrics().add_collector([bonds](control::MetricWriter& w) {
     using control::MetricType;
@@ -216,26 +231,10 @@ void register_metrics(control::ControlPlane& control, const std::vector<Bond*>& 
       w.sample({{"bond", bond->name()}}, bond->counters().buckets_moved);
     w.family("braid_lacp_actor_state", "LACP actor state bits sent (802.1AX 6.4.2.3)",
              MetricType::kGauge);
-    for (Bond* bond : bonds) {
-      if (bond->lacp() == nullptr) continue;
-      const lacp::SystemSnapshot snapshot = bond->lacp()->snapshot();
-      const std::vector<MemberStatus> members = bond->members();
-      for (std::size_t p = 0; p < snapshot.ports.size() && p < members.size(); ++p) {
-        w.sample({{"bond", bond->name()}, {"member", members[p].name}},
-                 std::uint64_t{snapshot.ports[p].actor.state});
-      }
-    }
+    lacp_port_samples(w, bonds, [](const lacp::PortSnapshot& p) { return p.actor.state; });
     w.family("braid_lacp_partner_state", "LACP partner state bits last received",
              MetricType::kGauge);
-    for (Bond* bond : bonds) {
-      if (bond->lacp() == nullptr) continue;
-      const lacp::SystemSnapshot snapshot = bond->lacp()->snapshot();
-      const std::vector<MemberStatus> members = bond->members();
-      for (std::size_t p = 0; p < snapshot.ports.size() && p < members.size(); ++p) {
-        w.sample({{"bond", bond->name()}, {"member", members[p].name}},
-                 std::uint64_t{snapshot.ports[p].partner.state});
-      }
-    }
+    lacp_port_samples(w, bonds, [](const lacp::PortSnapshot& p) { return p.partner.state; });
     w.family("braid_lacp_pdus_total", "LACPDUs received and sent", MetricType::kCounter);
     for (Bond* bond : bonds) {
       if (bond->lacp() == nullptr) continue;
