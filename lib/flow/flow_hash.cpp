@@ -1,6 +1,8 @@
 // Field selection per policy. Every policy feeds fixed words to the Mixer: fields a packet lacks
 // are zero in the key (see FlowKey), so IPv4 and IPv6, TCP and ICMP take the same path and the
-// only branch per packet is "is there an IP header at all".
+// only branch per packet is "is there an IP header at all". The exception is l34 over IPv4, the
+// commonest case on a data path: it has its own 32-bit hash
+// (ipv4_l34_hash.hpp) that the fast paths compute straight from frames.
 #include "flow/flow_hash.hpp"
 
 #include <algorithm>
@@ -8,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "flow/ipv4_l34_hash.hpp"
 #include "flow/mixer.hpp"
 #include "flow/parser.hpp"
 
@@ -76,6 +79,13 @@ std::uint32_t hash_l23(const FlowKey& key) {
 
 std::uint32_t hash_l34(const FlowKey& key) {
   if (!key.has(kLayerL3)) return hash_l2(key);
+  if (key.l3.version == 4) {
+    const std::uint32_t flow = key.has(kLayerRoce)
+                                   ? rocev2_flow_word(key.l4.roce_dest_qp)
+                                   : (std::uint32_t{key.l4.src_port} << 16) | key.l4.dst_port;
+    return hash_ipv4_l34(ipv4_address_word(key.l3.src_addr.data()),
+                         ipv4_address_word(key.l3.dst_addr.data()), flow);
+  }
   Mixer mixer(kFlowHashSeed);
   add_addresses(mixer, key.l3);
   mixer.add(l4_word(key.l4, key.has(kLayerRoce)));

@@ -85,6 +85,7 @@ class Scheduler {
   void set_policy(PolicyKind kind, std::uint64_t now_ns);
   void set_weight(std::size_t member, std::uint32_t weight, std::uint64_t now_ns);
   void set_flowlet_gap_ns(std::uint64_t gap_ns) { flowlets_.set_gap_ns(gap_ns); }
+  std::uint64_t flowlet_gap_ns() const { return flowlets_.gap_ns(); }
 
   PolicyKind policy() const { return policy_->kind(); }
   const Settings& settings() const { return settings_; }

@@ -84,7 +84,8 @@ Bond::Bond(const config::BondConfig& config, std::vector<drivers::EthdevPort*> m
     throw std::runtime_error("bond " + config_.name + ": cannot create ring " + ring_name + ": " +
                              rte_strerror(rte_errno));
   }
-  shared_ = {&publisher_, &hasher_, slow_ring_, static_cast<std::uint16_t>(members_.size())};
+  shared_ = {&publisher_, &hasher_, slow_ring_, &record_activity_,
+             static_cast<std::uint16_t>(members_.size())};
   lsc_registered_.assign(members_.size(), false);
 }
 

@@ -85,7 +85,12 @@ class Bond {
   void set_weight_targets(const std::vector<std::uint32_t>& weights, std::uint64_t now_ns);
   // While set, a rebuild (member change) moves only the buckets of members that stopped
   // distributing; everything else moves flowlet by flowlet through publish_assignment.
-  void set_flowlet_managed(bool managed) { flowlet_managed_ = managed; }
+  // Also turns the workers' per-bucket activity recording on or off (only flowlets need it).
+  bool flowlet_managed() const { return flowlet_managed_; }
+  void set_flowlet_managed(bool managed) {
+    flowlet_managed_ = managed;
+    record_activity_.store(managed, std::memory_order_relaxed);
+  }
   // Publishes `buckets` (same size as the table) through the same RCU path as rebuilds. Refused
   // (false) when a bucket names a member that does not distribute in the current table.
   bool publish_assignment(std::span<const MemberIndex> buckets, std::uint64_t now_ns,
@@ -148,6 +153,7 @@ class Bond {
   BondCounters counters_;
   std::deque<BondEvent> events_;
   bool flowlet_managed_ = false;
+  std::atomic<bool> record_activity_{false};
   std::vector<std::unique_ptr<BucketActivityArray>> activity_;
 };
 

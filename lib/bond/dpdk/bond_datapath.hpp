@@ -10,6 +10,7 @@
 #include <rte_ring.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 
 #include "bond/bucket_activity.hpp"
@@ -27,6 +28,8 @@ struct BondShared {
   const TablePublisher* publisher = nullptr;
   const flow::FlowHasher* hasher = nullptr;
   rte_ring* slow_ring = nullptr;  // multi-producer (workers), single-consumer (control thread)
+  // Per-bucket activity is recorded only while a flowlet policy reads it (about 2 ns a packet).
+  const std::atomic<bool>* record_activity = nullptr;
   std::uint16_t member_count = 0;
 };
 
@@ -45,7 +48,7 @@ class BondEgress {
     flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, hashes.data());
     std::array<rte_mbuf*, engine::kMaxBurst> unsendable;
     std::uint16_t dropped = 0;
-    if (activity_ != nullptr) {
+    if (activity_ != nullptr && shared_->record_activity->load(std::memory_order_relaxed)) {
       // One TSC read per burst; per packet two stores into this worker's own array.
       const std::uint32_t stamp = activity_stamp(rte_rdtsc());
       for (std::uint16_t i = 0; i < n; ++i)

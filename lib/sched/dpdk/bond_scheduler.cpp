@@ -36,6 +36,9 @@ void BondScheduler::start(std::uint64_t now_ns) {
 
 void BondScheduler::apply_policy(std::uint64_t now_ns) {
   const bool hash = scheduler_.policy() == PolicyKind::kHash;
+  // Workers record bucket activity only under flowlet policies: after a switch from hash the
+  // arrays are stale, so every bucket counts as busy until a flowlet gap of fresh records.
+  if (!hash && !bond_.flowlet_managed()) recording_since_ns_ = now_ns;
   bond_.set_flowlet_managed(!hash);
   if (hash) {
     bond_.set_weights(std::vector<std::uint32_t>(bond_.member_count(), 1), now_ns);
@@ -48,6 +51,7 @@ void BondScheduler::gather_activity(std::uint64_t now_ns) {
   const std::uint64_t tsc_hz = rte_get_tsc_hz();
   const std::uint32_t now_stamp = bond::activity_stamp(rte_rdtsc());
   const double ns_per_stamp = 1e9 * (1u << bond::kActivityStampShift) / static_cast<double>(tsc_hz);
+  const bool warming_up = now_ns < recording_since_ns_ + scheduler_.flowlet_gap_ns();
   for (std::uint32_t b = 0; b < activity_.size(); ++b) {
     std::uint64_t packets = 0;
     std::uint32_t idle = UINT32_MAX;
@@ -59,7 +63,9 @@ void BondScheduler::gather_activity(std::uint64_t now_ns) {
     }
     // The workers' counts are 32-bit and wrap; the tracker only uses differences.
     activity_[b].packets = packets;
-    if (idle != UINT32_MAX) {
+    if (warming_up) {
+      activity_[b].last_seen_ns = now_ns;
+    } else if (idle != UINT32_MAX) {
       const auto idle_ns = static_cast<std::uint64_t>(idle * ns_per_stamp);
       activity_[b].last_seen_ns = idle_ns < now_ns ? now_ns - idle_ns : 1;
     }

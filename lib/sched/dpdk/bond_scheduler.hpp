@@ -56,6 +56,7 @@ class BondScheduler {
   std::vector<MemberInput> inputs_;
   std::size_t history_logged_ = 0;
   std::uint64_t next_ns_ = 0;
+  std::uint64_t recording_since_ns_ = 0;  // when workers last started recording activity
 };
 
 }  // namespace braid::sched

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "flow/flow_hash.hpp"
+#include "flow/l34_fast_path_x4.hpp"
 
 namespace braid::flow {
 namespace {
@@ -44,12 +45,26 @@ std::vector<std::uint8_t> ipv6_frame(std::mt19937& random, std::uint8_t next_hea
   return frame;
 }
 
-// Every frame the fast path accepts must hash exactly as the full parser + l34 policy does.
+// Every frame the fast paths accept must hash exactly as the full parser + l34 policy does, and
+// the four-lane path must accept exactly what the scalar IPv4 path accepts, in any lane.
 void expect_same_as_parser(const FlowHasher& l34, ByteSpan frame, std::size_t& taken) {
+  const std::uint32_t parsed = l34.hash_frame(frame);
+  std::uint32_t scalar_ipv4 = 0;
+  const bool ipv4 = try_hash_l34_ipv4_lane(frame, scalar_ipv4);
+  for (unsigned lane = 0; lane < kL34Lanes; ++lane) {
+    std::array<ByteSpan, kL34Lanes> frames{};
+    frames[lane] = frame;
+    std::array<std::uint32_t, kL34Lanes> hashes{};
+    const unsigned mask = try_hash_l34_ipv4_x4(frames, hashes.data());
+    ASSERT_EQ(mask, ipv4 ? 1u << lane : 0u) << "lane " << lane << ", frame of " << frame.size();
+    if (ipv4) {
+      ASSERT_EQ(hashes[lane], parsed) << "lane " << lane;
+    }
+  }
   std::uint32_t fast = 0;
   if (!try_hash_l34(frame, fast)) return;
   ++taken;
-  ASSERT_EQ(fast, l34.hash_frame(frame)) << "frame of " << frame.size() << " bytes";
+  ASSERT_EQ(fast, parsed) << "frame of " << frame.size() << " bytes";
 }
 
 TEST(L34FastPath, AgreesWithTheParserOnEveryTruncationAndCorruption) {
@@ -61,7 +76,7 @@ TEST(L34FastPath, AgreesWithTheParserOnEveryTruncationAndCorruption) {
     std::vector<std::uint8_t> frame = round % 2 == 0
                                           ? ipv4_frame(random, protocol, 60 + random() % 100)
                                           : ipv6_frame(random, protocol, 70 + random() % 100);
-    if (round % 7 == 0) {  // RoCEv2: must be declined (the QP is hashed instead of ports)
+    if (round % 7 == 0) {  // RoCEv2: the QP is hashed instead of ports
       const bool v6 = frame[12] == 0x86;
       frame[v6 ? 20 : 23] = 17;
       frame[v6 ? 56 : 36] = 0x12;
@@ -99,7 +114,55 @@ TEST(L34FastPath, DeclinesWhatItDoesNotHandle) {
   EXPECT_TRUE(declined(tcp, 12, 0x81));  // 802.1Q tag
   std::array<std::uint8_t, 64> roce = udp;
   roce[36] = 0x12;
-  EXPECT_TRUE(declined(roce, 37, 0xb7));  // UDP port 4791
+  EXPECT_TRUE(declined(roce, 37, 0xb7));  // UDP port 4791: not the plain IPv4 path's
+}
+
+TEST(L34FastPath, HashesIpv4Rocev2ByItsQueuePair) {
+  std::mt19937 random(3);
+  std::vector<std::uint8_t> frame = ipv4_frame(random, 17, 64);
+  frame[36] = 0x12;  // UDP destination port 4791
+  frame[37] = 0xb7;
+  const FlowHasher l34(HashPolicy::l34);
+  std::uint32_t first = 0;
+  ASSERT_TRUE(try_hash_l34(frame, first));
+  EXPECT_EQ(first, l34.hash_frame(frame));
+  frame[34] ^= 0x40;  // another UDP source port: the same QP, the same flow
+  std::uint32_t second = 0;
+  ASSERT_TRUE(try_hash_l34(frame, second));
+  EXPECT_EQ(first, second);
+  frame[49] ^= 0x01;  // another destination QP
+  ASSERT_TRUE(try_hash_l34(frame, second));
+  EXPECT_NE(first, second);
+}
+
+TEST(L34FastPath, FourLanesHashMixedFramesLikeOneAtATime) {
+  std::mt19937 random(11);
+  const FlowHasher l34(HashPolicy::l34);
+  for (int round = 0; round < 2000; ++round) {
+    std::array<std::vector<std::uint8_t>, kL34Lanes> frames;
+    std::array<ByteSpan, kL34Lanes> spans;
+    for (unsigned lane = 0; lane < kL34Lanes; ++lane) {
+      const unsigned kind = random() % 5;
+      frames[lane] = kind == 3 ? ipv6_frame(random, 6, 80)
+                               : ipv4_frame(random, kind == 0 ? 6 : 17, 42 + random() % 40);
+      if (kind == 4) {  // RoCEv2
+        frames[lane][36] = 0x12;
+        frames[lane][37] = 0xb7;
+      }
+      spans[lane] = ByteSpan(frames[lane].data(), frames[lane].size() - random() % 3);
+    }
+    std::array<std::uint32_t, kL34Lanes> hashes{};
+    const unsigned mask = try_hash_l34_ipv4_x4(spans, hashes.data());
+    for (unsigned lane = 0; lane < kL34Lanes; ++lane) {
+      std::uint32_t scalar = 0;
+      const bool accepted = try_hash_l34_ipv4_lane(spans[lane], scalar);
+      ASSERT_EQ((mask >> lane & 1) != 0, accepted) << "round " << round << " lane " << lane;
+      if (accepted) {
+        ASSERT_EQ(hashes[lane], scalar);
+        ASSERT_EQ(hashes[lane], l34.hash_frame(spans[lane]));
+      }
+    }
+  }
 }
 
 }  // namespace
