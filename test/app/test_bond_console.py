@@ -2,30 +2,21 @@
 with two bonds over net_null members (a static one with an adaptive scheduler fed by simulated
 pause frames, and an LACP one with no partner), driven through braidctl and /metrics."""
 
-import json
 import os
 import pathlib
 import re
-import socket
-import subprocess
+import shutil
 import tempfile
 import time
 import urllib.request
 
 import pytest
 
-BRAID = os.environ.get("BRAID", "build-ui/app/braid/braid")
-BRAIDCTL = os.environ.get("BRAIDCTL", "build-ui/app/braidctl/braidctl")
+from braidlib import ctl, ctl_json, free_port, running_braid
 
 METRIC_LINE = re.compile(
     r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? '
     r'[-+]?(\d+(\.\d*)?([eE][-+]?\d+)?|NaN|[-+]?Inf)$')
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def config_text(tag, socket_path, metrics_port):
@@ -61,16 +52,6 @@ metrics:
 """
 
 
-def stop(process):
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 @pytest.fixture(scope="module")
 def running():
     directory = pathlib.Path(tempfile.mkdtemp(prefix="braid-bond-console-"))
@@ -80,32 +61,11 @@ def running():
     metrics_port = free_port()
     config = directory / "braid.yaml"
     config.write_text(config_text(tag, socket_path, metrics_port))
-    log = open(directory / "braid.log", "w")
-    process = subprocess.Popen([BRAID, "--config", str(config), "--stats-interval", "0", "--",
-                                f"--file-prefix={prefix}"], stdout=log, stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + 60
-        while not socket_path.exists():
-            assert process.poll() is None, (directory / "braid.log").read_text()
-            assert time.monotonic() < deadline, "control socket never appeared"
-            time.sleep(0.1)
-        time.sleep(1.5)  # a few scheduler periods and a metrics snapshot
-        yield {"socket": str(socket_path), "metrics_port": metrics_port, "process": process}
+        with running_braid(config, directory, prefix, socket_path) as process:
+            yield {"socket": str(socket_path), "metrics_port": metrics_port, "process": process}
     finally:
-        stop(process)
-        log.close()
-
-
-def ctl(running, *words, check=True):
-    result = subprocess.run([BRAIDCTL, "--socket", running["socket"], *words],
-                            capture_output=True, text=True, timeout=30)
-    if check:
-        assert result.returncode == 0, result.stdout + result.stderr
-    return result
-
-
-def ctl_json(running, *words):
-    return json.loads(ctl(running, "--json", *words).stdout)
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def members_of(running, bond):

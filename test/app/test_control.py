@@ -16,16 +16,10 @@ import urllib.request
 
 import pytest
 
-BRAID = os.environ.get("BRAID", "build-ctl/app/braid/braid")
-BRAIDCTL = os.environ.get("BRAIDCTL", "build-ctl/app/braidctl/braidctl")
+from braidlib import BRAID, BRAIDCTL, ctl, free_port, running_braid
+
 SOURCE_ROOT = pathlib.Path(os.environ.get("BRAID_SOURCE_ROOT", pathlib.Path(__file__).parents[2]))
 TELEMETRY = "/usr/bin/dpdk-telemetry.py"
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def write_config(directory, metrics_port, socket_path):
@@ -34,26 +28,6 @@ def write_config(directory, metrics_port, socket_path):
     config.write_text(demo + f"\ncontrol:\n  socket: {socket_path}\n"
                       f"metrics:\n  listen: \"127.0.0.1:{metrics_port}\"\n")
     return config
-
-
-def wait_for(path, process, timeout=60):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if os.path.exists(path):
-            return
-        assert process.poll() is None, process.communicate()[0]
-        time.sleep(0.1)
-    raise AssertionError(f"{path} never appeared")
-
-
-def stop(process):
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @pytest.fixture(scope="module")
@@ -67,26 +41,12 @@ def running():
     socket_path = directory / "braid.sock"
     metrics_port = free_port()
     config = write_config(directory, metrics_port, socket_path)
-    log = open(directory / "braid.log", "w")
-    process = subprocess.Popen([BRAID, "--config", str(config), "--stats-interval", "0", "--",
-                                f"--file-prefix={prefix}"], stdout=log, stderr=subprocess.STDOUT)
     try:
-        wait_for(socket_path, process)
-        time.sleep(1.5)  # two rate samples
-        yield {"socket": str(socket_path), "prefix": prefix, "metrics_port": metrics_port,
-               "process": process, "directory": directory}
+        with running_braid(config, directory, prefix, socket_path) as process:
+            yield {"socket": str(socket_path), "prefix": prefix, "metrics_port": metrics_port,
+                   "process": process, "directory": directory}
     finally:
-        stop(process)
-        log.close()
         shutil.rmtree(directory, ignore_errors=True)
-
-
-def ctl(running, *words, check=True):
-    result = subprocess.run([BRAIDCTL, "--socket", running["socket"], *words],
-                            capture_output=True, text=True, timeout=30)
-    if check:
-        assert result.returncode == 0, result.stderr
-    return result
 
 
 def port_names(running):
