@@ -177,6 +177,9 @@ def test_metrics(running):
         elif line:
             assert METRIC_LINE.match(line), line
     assert re.search(r'^braid_member_weight\{bond="uplink",member="m1"\} \d+$', text, re.M), text
+    shares = [float(v) for v in re.findall(
+        r'^braid_member_weight_share\{bond="uplink",member="m\d"\} (\S+)$', text, re.M)]
+    assert len(shares) == 2 and abs(sum(shares) - 1.0) < 1e-6, text
     assert re.search(r'^braid_lacp_partner_state\{bond="lag",member="l0"\} \d+$', text, re.M)
     assert re.search(r'^braid_member_effective_weight\{bond="uplink",member="m0"\} \d+$', text,
                      re.M)

@@ -214,8 +214,22 @@ void register_metrics(control::ControlPlane& control, const std::vector<Bond*>& 
     member_samples(w, bonds, [](const MemberStatus& m) { return m.link_up && m.admin_up; });
     w.family("braid_member_distributing", "1 when the member carries traffic", MetricType::kGauge);
     member_samples(w, bonds, [](const MemberStatus& m) { return m.distributing; });
-    w.family("braid_member_weight", "the member's scheduling weight", MetricType::kGauge);
+    w.family("braid_member_weight",
+             "the member's scheduling weight (relative; the adaptive policy's are in thousandths)",
+             MetricType::kGauge);
     member_samples(w, bonds, [](const MemberStatus& m) { return m.weight; });
+    // The share needs no knowledge of the policy's scale: what dashboards should plot.
+    w.family("braid_member_weight_share", "the member's weight over the bond's total, 0..1",
+             MetricType::kGauge);
+    for (Bond* bond : bonds) {
+      const std::vector<MemberStatus> members = bond->members();
+      double total = 0;
+      for (const MemberStatus& m : members)
+        total += m.weight;
+      for (const MemberStatus& m : members) {
+        w.sample({{"bond", bond->name()}, {"member", m.name}}, total > 0 ? m.weight / total : 0.0);
+      }
+    }
     w.family("braid_member_buckets", "distribution-table buckets the member owns",
              MetricType::kGauge);
     member_samples(w, bonds, [](const MemberStatus& m) { return m.buckets; });
