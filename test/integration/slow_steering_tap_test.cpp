@@ -106,16 +106,10 @@ TEST(SlowSteeringTap, LacpdusFromTheKernelArriveOnTheSlowPathAndDataReachesTheHo
   // ours are counted at the host.
   std::uint64_t data_at_host = 0;
   auto drain_host = [&] {
-    rte_mbuf* burst[32];
-    unsigned n = 0;
-    while ((n = rte_ring_dequeue_burst(tap.host->from_port(), reinterpret_cast<void**>(burst), 32,
-                                       nullptr)) != 0) {
-      for (unsigned i = 0; i < n; ++i) {
-        for (const std::vector<std::uint8_t>& frame : data)
-          data_at_host += holds(burst[i], frame) ? 1 : 0;
-      }
-      rte_pktmbuf_free_bulk(burst, n);
-    }
+    tap.host->drain([&](const rte_mbuf* frame) {
+      for (const std::vector<std::uint8_t>& sent : data)
+        data_at_host += holds(frame, sent) ? 1 : 0;
+    });
   };
   const bond::BondCounters& counters = bond.counters();
   ASSERT_TRUE(run_control_until(

@@ -99,14 +99,7 @@ class SteeredCable {
 
  private:
   void drain_host() {
-    rte_mbuf* burst[32];
-    unsigned n = 0;
-    while ((n = rte_ring_dequeue_burst(host_.from_port(), reinterpret_cast<void**>(burst), 32,
-                                       nullptr)) != 0) {
-      for (unsigned i = 0; i < n; ++i)
-        data_at_host_ += holds(burst[i], data_) ? 1 : 0;
-      rte_pktmbuf_free_bulk(burst, n);
-    }
+    host_.drain([this](const rte_mbuf* frame) { data_at_host_ += holds(frame, data_) ? 1 : 0; });
   }
 
   RingPort host_;
