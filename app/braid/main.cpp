@@ -7,6 +7,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "bond/dpdk/bond_commands.hpp"
@@ -60,9 +62,14 @@ void run(const braid::config::Config& config, const braid::app::Options& options
   std::printf("placement:\n%s", engine.placement_report().c_str());
   for (std::size_t i = 0; i < engine.port_count(); ++i) {
     const auto& port = engine.port(i);
-    std::printf("port %s: ethdev %u (%s), socket %d, %u rx / %u tx queues, %u/%u descriptors\n",
+    const std::optional<std::uint16_t> slow_queue = port.slow_rx_queue();
+    const std::string slow = slow_queue ? " + slow rx queue " + std::to_string(*slow_queue) + " (" +
+                                              port.slow_steering_description() + ")"
+                                        : "";
+    std::printf("port %s: ethdev %u (%s), socket %d, %u rx%s / %u tx queues, %u/%u descriptors\n",
                 port.name().c_str(), port.id(), port.driver().c_str(), port.socket(),
-                port.rx_queues(), port.tx_queues(), port.rx_descriptors(), port.tx_descriptors());
+                port.rx_queues(), slow.c_str(), port.tx_queues(), port.rx_descriptors(),
+                port.tx_descriptors());
   }
   braid::control::ControlPlane control(
       {.file_prefix = braid::control::eal_file_prefix(),

@@ -88,7 +88,8 @@ std::uint64_t EthdevPort::rss_hash_functions(std::uint64_t supported) {
     }
   }
   const std::uint64_t usable = wanted & supported;
-  if (usable != wanted) {
+  // With one data queue RSS only serves to keep data off the slow queue: nothing to report.
+  if (usable != wanted && config_.rx_queues > 1) {
     notes_.push_back("RSS: device " + driver_ + " hashes only part of the requested fields " +
                      "(requested 0x" + std::to_string(wanted) + ", using 0x" +
                      std::to_string(usable) + ")");
@@ -96,11 +97,15 @@ std::uint64_t EthdevPort::rss_hash_functions(std::uint64_t supported) {
   return usable;
 }
 
-void EthdevPort::configure(std::uint16_t tx_queues, rte_mempool* pool) {
+void EthdevPort::configure(const Queues& queues, rte_mempool* pool) {
   rte_eth_dev_info info{};
   if (const int rc = rte_eth_dev_info_get(port_id_, &info); rc != 0)
     fail("cannot read device info", -rc);
-  tx_queues_ = tx_queues;
+  tx_queues_ = queues.tx;
+  slow_rx_descriptors_ = queues.slow_rx_descriptors;
+  if (is_cable_device(config_.device) && config_.rx_queues > 1) {
+    fail("a virtual cable end has one RX queue; use rx_queues: 1", EINVAL);
+  }
   if (config_.rx_queues > info.max_rx_queues) {
     fail("rx_queues " + std::to_string(config_.rx_queues) + " exceeds the device maximum " +
              std::to_string(info.max_rx_queues),
@@ -111,17 +116,21 @@ void EthdevPort::configure(std::uint16_t tx_queues, rte_mempool* pool) {
              std::to_string(info.max_tx_queues) + "; use fewer workers",
          EINVAL);
   }
+  bool with_slow_queue = slow_rx_descriptors_ != 0;
+  if (with_slow_queue && config_.rx_queues + 1 > info.max_rx_queues) {
+    no_slow_queue_reason_ = "the device has " + std::to_string(info.max_rx_queues) +
+                            " RX queue(s), none left after " + std::to_string(config_.rx_queues) +
+                            " data queue(s)";
+    with_slow_queue = false;
+  }
 
-  rte_eth_conf conf{};
-  if (config_.rx_queues > 1) {
-    const std::uint64_t functions = rss_hash_functions(info.flow_type_rss_offloads);
-    if (functions == 0) {
+  if (config_.rx_queues > 1 || with_slow_queue) {
+    rss_functions_ = rss_hash_functions(info.flow_type_rss_offloads);
+    if (config_.rx_queues > 1 && rss_functions_ == 0) {
       fail("rx_queues " + std::to_string(config_.rx_queues) + " needs RSS, which driver " +
                driver_ + " does not offer for the configured hash fields; use rx_queues: 1",
            ENOTSUP);
     }
-    conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-    conf.rx_adv_conf.rss_conf.rss_hf = functions;
     const std::size_t key_length =
         info.hash_key_size != 0 ? info.hash_key_size : kDefaultRssKeyLength;
     switch (config_.rss.key_kind) {
@@ -141,18 +150,6 @@ void EthdevPort::configure(std::uint16_t tx_queues, rte_mempool* pool) {
         rss_key_ = config_.rss.key;
         break;
     }
-    if (!rss_key_.empty()) {
-      conf.rx_adv_conf.rss_conf.rss_key = rss_key_.data();
-      conf.rx_adv_conf.rss_conf.rss_key_len = static_cast<std::uint8_t>(rss_key_.size());
-    }
-  }
-  if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE) {
-    conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
-  }
-
-  if (const int rc = rte_eth_dev_configure(port_id_, config_.rx_queues, tx_queues_, &conf);
-      rc != 0) {
-    fail("rte_eth_dev_configure failed", -rc);
   }
   rx_descriptors_ = config_.rx_descriptors;
   tx_descriptors_ = config_.tx_descriptors;
@@ -164,12 +161,50 @@ void EthdevPort::configure(std::uint16_t tx_queues, rte_mempool* pool) {
     notes_.push_back("descriptors adjusted to the device's limits: rx " +
                      std::to_string(rx_descriptors_) + ", tx " + std::to_string(tx_descriptors_));
   }
+  set_up_queues(with_slow_queue, info, pool);
+}
+
+// RSS spreads over the data queues when there are several; with a slow queue it is on even
+// for one data queue, so that its redirection table can keep data off the slow queue.
+rte_eth_conf EthdevPort::device_conf(bool with_slow_queue, const rte_eth_dev_info& info) {
+  rte_eth_conf conf{};
+  if (config_.rx_queues > 1 || (with_slow_queue && rss_functions_ != 0)) {
+    conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+    conf.rx_adv_conf.rss_conf.rss_hf = rss_functions_;
+    if (!rss_key_.empty()) {
+      conf.rx_adv_conf.rss_conf.rss_key = rss_key_.data();
+      conf.rx_adv_conf.rss_conf.rss_key_len = static_cast<std::uint8_t>(rss_key_.size());
+    }
+  }
+  if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE) {
+    conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+  }
+  return conf;
+}
+
+void EthdevPort::set_up_queues(bool with_slow_queue, const rte_eth_dev_info& info,
+                               rte_mempool* pool) {
+  const rte_eth_conf conf = device_conf(with_slow_queue, info);
+  const auto rx_queues = static_cast<std::uint16_t>(config_.rx_queues + (with_slow_queue ? 1 : 0));
+  if (const int rc = rte_eth_dev_configure(port_id_, rx_queues, tx_queues_, &conf); rc != 0) {
+    fail("rte_eth_dev_configure failed", -rc);
+  }
   const int socket_id = socket();
   for (std::uint16_t q = 0; q < config_.rx_queues; ++q) {
     if (const int rc =
             rte_eth_rx_queue_setup(port_id_, q, rx_descriptors_, socket_id, nullptr, pool);
         rc != 0) {
       fail("cannot set up RX queue " + std::to_string(q), -rc);
+    }
+  }
+  if (with_slow_queue) {
+    std::uint16_t descriptors = slow_rx_descriptors_;
+    if (const int rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id_, &descriptors, nullptr); rc != 0)
+      fail("cannot fit the slow queue's descriptor count to the device", -rc);
+    if (const int rc = rte_eth_rx_queue_setup(port_id_, config_.rx_queues, descriptors, socket_id,
+                                              nullptr, pool);
+        rc != 0) {
+      fail("cannot set up the slow-protocol RX queue " + std::to_string(config_.rx_queues), -rc);
     }
   }
   rte_eth_txconf txconf = info.default_txconf;
@@ -186,6 +221,11 @@ void EthdevPort::configure(std::uint16_t tx_queues, rte_mempool* pool) {
     notes_.push_back("driver " + driver_ + " cannot set the MTU; mtu " +
                      std::to_string(config_.mtu) + " ignored");
   }
+  has_slow_queue_ = with_slow_queue;
+  if (!with_slow_queue) return;
+  rss_unrestricted_reason_ = conf.rxmode.mq_mode == RTE_ETH_MQ_RX_RSS
+                                 ? restrict_rss_to_data_queues(port_id_, config_.rx_queues)
+                                 : "RSS is off (the device hashes none of the configured fields)";
 }
 
 void EthdevPort::start() {
@@ -199,12 +239,56 @@ void EthdevPort::start() {
   const int allmulti = config_.allmulti ? rte_eth_allmulticast_enable(port_id_)
                                         : rte_eth_allmulticast_disable(port_id_);
   if (allmulti != 0 && allmulti != -ENOTSUP) fail("cannot set all-multicast mode", -allmulti);
+  if (steer_on_start_) {
+    if (const std::string error = install_steering(); !error.empty()) {
+      fail("cannot restore Slow Protocols steering: " + error, EIO);
+    }
+  }
 }
 
 void EthdevPort::stop() {
   if (!started_) return;
+  steering_.reset();
   rte_eth_dev_stop(port_id_);
   started_ = false;
+}
+
+std::string EthdevPort::steer_slow_protocols() {
+  if (!has_slow_queue_ || slow_queue_to_workers_) {
+    return no_slow_queue_reason_.empty() ? "no slow-protocol RX queue was configured"
+                                         : no_slow_queue_reason_;
+  }
+  if (!started_) return "the port is not started";
+  std::string error = install_steering();
+  steer_on_start_ = error.empty();
+  return error;
+}
+
+std::string EthdevPort::install_steering() {
+  const SteeringRequest request{.port_id = port_id_,
+                                .data_queues = config_.rx_queues,
+                                .slow_queue = config_.rx_queues,
+                                .rss_unrestricted_reason = rss_unrestricted_reason_,
+                                .rss_hash_functions = rss_functions_,
+                                .rss_key = rss_key_};
+  SteeringResult result = is_cable_device(config_.device)
+                              ? steer_cable_slow_protocols(config_.device, request)
+                              : steer_with_rte_flow(request);
+  steering_ = std::move(result.steering);
+  return result.error;
+}
+
+void EthdevPort::hand_slow_queue_to_workers() {
+  if (has_slow_queue_ && !steering_) slow_queue_to_workers_ = true;
+}
+
+std::optional<std::uint16_t> EthdevPort::slow_rx_queue() const {
+  if (!steering_) return std::nullopt;
+  return config_.rx_queues;
+}
+
+std::string EthdevPort::slow_steering_description() const {
+  return steering_ ? steering_->description() : "";
 }
 
 }  // namespace braid::drivers

@@ -3,10 +3,13 @@
 // validate a file without starting EAL.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace braid::config {
@@ -54,7 +57,24 @@ struct WorkerConfig {
   std::uint32_t tx_drain_us = 100;  // partial TX bursts leave after at most this long
 };
 
+// How a choice is spelled in the config file; the loader parses with the table and `show`
+// commands print with it, so the two never disagree.
+template <typename Choice, std::size_t N>
+using ChoiceNames = std::array<std::pair<std::string_view, Choice>, N>;
+
+template <typename Choice, std::size_t N>
+constexpr std::string_view name_of(Choice choice, const ChoiceNames<Choice, N>& names) {
+  for (const auto& [name, value] : names) {
+    if (value == choice) return name;
+  }
+  return "?";
+}
+
 enum class BondMode { kLacp, kStatic, kActiveBackup };
+inline constexpr ChoiceNames<BondMode, 3> kBondModeNames{
+    {{"lacp", BondMode::kLacp},
+     {"static", BondMode::kStatic},
+     {"active-backup", BondMode::kActiveBackup}}};
 
 struct LacpSettings {
   bool fast = true;    // rate fast: ask the partner for LACPDUs every 1 s, 3 s timeout
@@ -104,6 +124,16 @@ struct SchedulerConfig {
   AimdConfig aimd;
 };
 
+// How a bond's members get Slow Protocols frames (EtherType 0x8809: LACPDUs, markers) to the
+// control thread (doc/bond.md#the-slow-protocols-path).
+enum class SlowSteering {
+  kAuto,  // an rte_flow rule to an RX queue of their own where the NIC takes it, else the ring
+  kOn,    // the rule or nothing: start fails when a member's NIC refuses it
+  kOff,   // workers divert them over a ring; no extra RX queue
+};
+inline constexpr ChoiceNames<SlowSteering, 3> kSlowSteeringNames{
+    {{"auto", SlowSteering::kAuto}, {"on", SlowSteering::kOn}, {"off", SlowSteering::kOff}}};
+
 struct BondConfig {
   std::string name;
   std::vector<std::string> members;  // port names
@@ -113,6 +143,7 @@ struct BondConfig {
   std::uint32_t min_links = 1;  // fewer usable members than this: the bond sends nothing
   std::string mac;              // empty: the first member's MAC
   std::uint32_t link_poll_us = 1000;
+  SlowSteering slow_steering = SlowSteering::kAuto;
   LacpSettings lacp;
   SchedulerConfig scheduler;
 };

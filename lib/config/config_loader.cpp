@@ -128,13 +128,18 @@ void read_workers(const YamlReader& in, const YAML::Node& node, WorkerConfig& wo
       static_cast<std::uint32_t>(in.get_uint(node, "tx_drain_us", "workers", 1, 1000000, 100));
 }
 
-BondMode parse_bond_mode(const YamlReader& in, const YAML::Node& node, const std::string& where) {
-  const std::string mode = in.get_string(node, "mode", where, "lacp");
-  if (mode == "lacp") return BondMode::kLacp;
-  if (mode == "static") return BondMode::kStatic;
-  if (mode == "active-backup") return BondMode::kActiveBackup;
-  in.fail(node["mode"], where + ".mode",
-          "unknown mode \"" + mode + "\" (known: lacp, static, active-backup)");
+// `key` as one of `names`; `fallback` when absent.
+template <typename Choice, std::size_t N>
+Choice read_choice(const YamlReader& in, const YAML::Node& node, const std::string& key,
+                   const std::string& where, const ChoiceNames<Choice, N>& names, Choice fallback) {
+  const std::string text = in.get_string(node, key, where, std::string(name_of(fallback, names)));
+  std::string known;
+  for (const auto& [name, value] : names) {
+    if (name == text) return value;
+    known += (known.empty() ? "" : ", ") + std::string(name);
+  }
+  in.fail(node[key], where + "." + key,
+          "unknown " + key + " \"" + text + "\" (known: " + known + ")");
 }
 
 void read_lacp(const YamlReader& in, const YAML::Node& node, const std::string& where,
@@ -275,7 +280,7 @@ BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t i
   std::string where = "bonds[" + std::to_string(index) + "]";
   in.expect_map(node, where,
                 {"name", "members", "mode", "hash", "buckets", "min_links", "mac", "link_poll_us",
-                 "lacp", "scheduler"});
+                 "slow_steering", "lacp", "scheduler"});
   BondConfig bond;
   bond.name = in.required_string(node, "name", where);
   where += " \"" + bond.name + "\"";
@@ -288,7 +293,7 @@ BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t i
   for (std::size_t i = 0; i < members.size(); ++i) {
     bond.members.push_back(in.scalar(members[i], where + ".members[" + std::to_string(i) + "]"));
   }
-  bond.mode = parse_bond_mode(in, node, where);
+  bond.mode = read_choice(in, node, "mode", where, kBondModeNames, BondMode::kLacp);
   bond.hash = in.get_string(node, "hash", where, "l34");
   if (const flow::HashPolicyParse policy = flow::parse_hash_policy(bond.hash); !policy.ok()) {
     in.fail(node["hash"], where + ".hash", policy.error);
@@ -306,6 +311,8 @@ BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t i
   }
   bond.link_poll_us =
       static_cast<std::uint32_t>(in.get_uint(node, "link_poll_us", where, 10, 1000000, 1000));
+  bond.slow_steering =
+      read_choice(in, node, "slow_steering", where, kSlowSteeringNames, SlowSteering::kAuto);
   if (const YAML::Node lacp = node["lacp"]; lacp.IsDefined()) {
     if (bond.mode != BondMode::kLacp) {
       in.fail(lacp, where + ".lacp", "LACP settings apply only to mode lacp");

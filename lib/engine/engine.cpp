@@ -40,6 +40,15 @@ std::string enabled_lcores() {
 }  // namespace
 
 Engine::Engine(const config::Config& config) : config_(config) {
+  try {
+    build();
+  } catch (...) {
+    release();  // the destructor does not run for an object whose constructor threw
+    throw;
+  }
+}
+
+void Engine::build() {
   check_worker_lcores();
   for (const config::PortConfig& port_config : config_.ports) {
     ports_.push_back(std::make_unique<drivers::EthdevPort>(port_config));
@@ -50,6 +59,24 @@ Engine::Engine(const config::Config& config) : config_(config) {
     }
   }
   resolve_topology();
+  create_mempools();
+  for (std::size_t i = 0; i < ports_.size(); ++i) {
+    const int socket = ports_[i]->socket();
+    rte_mempool* pool = mempools_.contains(socket) ? mempools_[socket] : mempools_.begin()->second;
+    ports_[i]->configure({.tx = queues_[i].tx_queues,
+                          .slow_rx_descriptors = static_cast<std::uint16_t>(
+                              queues_[i].slow_rx_queue ? kSlowRxDescriptors : 0)},
+                         pool);
+    for (const std::string& note : ports_[i]->notes())
+      notes_.push_back(note);
+  }
+  create_bonds();
+  // Which RX queues the workers poll depends on whether each member's NIC took the rule that
+  // steers Slow Protocols to its slow queue, which (mlx5) needs a started port: ports start
+  // here, before the workers are placed.
+  start_ports();
+  for (const auto& bond : bonds_)
+    bond->set_up_slow_paths(monotonic_ns());
 
   std::vector<PlacementPort> placement_ports;
   for (const auto& port : ports_) {
@@ -61,29 +88,26 @@ Engine::Engine(const config::Config& config) : config_(config) {
   }
   const Placement placement = place(placement_ports, placement_workers);
   placement_report_ = format_placement(placement_ports, placement_workers, placement);
-
-  create_mempools();
-  for (std::size_t i = 0; i < ports_.size(); ++i) {
-    const int socket = ports_[i]->socket();
-    rte_mempool* pool = mempools_.contains(socket) ? mempools_[socket] : mempools_.begin()->second;
-    ports_[i]->configure(tx_queues_for(i), pool);
-    for (const std::string& note : ports_[i]->notes())
-      notes_.push_back(note);
-  }
-  create_bonds();
   build_workers(placement);
 }
 
 Engine::~Engine() {
   stop();
+  release();
+}
+
+void Engine::release() {
   workers_.clear();
   schedulers_.clear();
   bonds_.clear();
-  ports_.clear();
+  ports_.clear();  // a started port stops first
   for (auto& [socket, pool] : mempools_)
     rte_mempool_free(pool);
+  mempools_.clear();
   rte_mempool_free(control_pool_);
+  control_pool_ = nullptr;
   rte_free(qsbr_);
+  qsbr_ = nullptr;
 }
 
 void Engine::check_worker_lcores() const {
@@ -133,16 +157,10 @@ void Engine::resolve_topology() {
       }
     }
   }
-}
-
-// Worker w owns TX queue w on every port, so no TX queue is shared between threads; a bond
-// member has one more, owned by the control thread for LACPDUs.
-std::uint16_t Engine::tx_queues_for(std::size_t port) const {
-  const auto workers = static_cast<std::uint16_t>(config_.workers.lcores.size());
-  const std::uint16_t configured = config_.ports[port].tx_queues;
-  const std::uint16_t for_workers = std::max(configured, workers);
-  return membership_[port].bond == SIZE_MAX ? for_workers
-                                            : static_cast<std::uint16_t>(for_workers + 1);
+  for (const config::PortConfig& port : config_.ports) {
+    queues_.push_back(
+        plan_port_queues(port, config_.bond_of_port(port.name), config_.workers.lcores.size()));
+  }
 }
 
 // One pool per socket that has ports (vdevs without affinity count as the main lcore's socket),
@@ -155,8 +173,8 @@ void Engine::create_mempools() {
     const config::PortConfig& port = config_.ports[i];
     const int socket = ports_[i]->socket() < 0 ? main_socket : ports_[i]->socket();
     MempoolDemand& d = demand[socket];
-    d.rx_descriptors += std::uint64_t{port.rx_queues} * port.rx_descriptors;
-    d.tx_descriptors += std::uint64_t{tx_queues_for(i)} * port.tx_descriptors;
+    d.rx_descriptors += queues_[i].rx_descriptors(port.rx_descriptors);
+    d.tx_descriptors += std::uint64_t{queues_[i].tx_queues} * port.tx_descriptors;
     d.pmd_held += port.extra_mbufs;
     d.lcores = static_cast<std::uint32_t>(config_.workers.lcores.size() + 1);
     d.egress_ports = static_cast<std::uint32_t>(ports_.size());
@@ -250,7 +268,7 @@ void Engine::create_bonds() {
       if (membership_[p].bond != b) continue;
       members.resize(std::max<std::size_t>(members.size(), membership_[p].member + 1u));
       members[membership_[p].member] = ports_[p].get();
-      control_queue = std::min<std::uint16_t>(control_queue, tx_queues_for(p) - 1);
+      control_queue = std::min(control_queue, queues_[p].control_tx_queue_index());
     }
     // Every member has the same count of worker queues, so the control queue index is shared.
     bonds_.push_back(
@@ -319,17 +337,22 @@ void Engine::build_routes(Worker& worker, const std::vector<RxQueueRef>& queues,
   }
 }
 
+void Engine::start_ports() {
+  for (const auto& port : ports_)
+    port->start();
+  ports_started_ = true;
+}
+
 void Engine::start() {
   if (running()) return;
-  if (!ports_started_) {
-    for (const auto& port : ports_)
-      port->start();
-    ports_started_ = true;
+  if (!ports_started_) start_ports();  // again, after a stop()
+  if (!control_started_) {
     const std::uint64_t now = monotonic_ns();
     for (const auto& bond : bonds_)
       bond->start(now);
     for (const auto& scheduler : schedulers_)
       scheduler->start(now);
+    control_started_ = true;
   }
   running_.store(true, std::memory_order_release);
   for (const auto& worker : workers_) {
@@ -355,12 +378,13 @@ void Engine::stop() {
     for (const auto& port : ports_)
       port->stop();
     ports_started_ = false;
+    control_started_ = false;
   }
 }
 
 std::uint64_t Engine::poll_control(std::uint64_t now_ns) {
   std::uint64_t next = UINT64_MAX;
-  if (!ports_started_) return next;
+  if (!control_started_) return next;
   for (const auto& bond : bonds_)
     next = std::min(next, bond->poll(now_ns));
   for (const auto& scheduler : schedulers_)

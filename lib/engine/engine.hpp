@@ -1,7 +1,8 @@
 // The forwarding engine: ports from the config, mempools per NUMA socket, workers placed per
 // socket, cross-connect routes. EAL must already be initialised (braid's main or a test does
-// it). Construction configures everything and throws on any problem; start() and stop() move
-// packets and stop moving them.
+// it). Construction configures and starts the ports (bond members' Slow Protocols steering
+// needs them started) and throws on any problem; start() and stop() move packets and stop
+// moving them.
 #pragma once
 
 #include <rte_mempool.h>
@@ -17,6 +18,7 @@
 #include "config/config.hpp"
 #include "engine/counters.hpp"
 #include "engine/placement.hpp"
+#include "engine/port_queues.hpp"
 #include "engine/worker.hpp"
 #include "port/ethdev_port.hpp"
 #include "sched/dpdk/bond_scheduler.hpp"
@@ -35,8 +37,9 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  // start(): start ports (first time) and launch the workers. stop(): stop the workers (they
-  // drain their TX buffers first) and the ports. pause()/resume() stop and relaunch only the
+  // start(): start the bonds' control work (first time) and launch the workers. stop(): stop
+  // the workers (they drain their TX buffers first) and the ports; a start() after it starts
+  // them again. pause()/resume() stop and relaunch only the
   // workers, for the console's stop/start: links stay up and LACP keeps running.
   void start();
   void stop();
@@ -75,9 +78,11 @@ class Engine {
     bond::MemberIndex member = 0;
   };
 
+  void build();
+  void release();
+  void start_ports();
   void check_worker_lcores() const;
   void resolve_topology();
-  std::uint16_t tx_queues_for(std::size_t port) const;
   void create_mempools();
   void create_bonds();
   void build_workers(const Placement& placement);
@@ -95,8 +100,10 @@ class Engine {
   std::vector<Endpoint> peer_of_port_;     // by port index
   std::vector<std::size_t> peer_of_bond_;  // by bond index: a port index
   std::vector<Membership> membership_;     // by port index
+  std::vector<PortQueues> queues_;         // by port index
   std::atomic<bool> running_{false};
   bool ports_started_ = false;
+  bool control_started_ = false;  // bonds and schedulers started
   std::string placement_report_;
   std::vector<std::string> notes_;
 };

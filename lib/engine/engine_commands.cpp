@@ -98,6 +98,10 @@ void show_port_info(EngineView& view, const Args& args, Output& out) {
     section.value("mtu", mtu);
     section.value("promiscuous", rte_eth_promiscuous_get(port.id()) == 1);
     section.value("rx_queues", port.rx_queues());
+    const std::optional<std::uint16_t> slow_queue = port.slow_rx_queue();
+    section.value("slow_rx_queue", slow_queue ? std::to_string(*slow_queue) + " (" +
+                                                    port.slow_steering_description() + ")"
+                                              : std::string("none"));
     section.value("tx_queues", port.tx_queues());
     section.value("rx_descriptors", port.rx_descriptors());
     section.value("tx_descriptors", port.tx_descriptors());

@@ -6,8 +6,9 @@
 namespace braid::engine {
 
 struct MempoolDemand {
-  std::uint64_t rx_descriptors =
-      0;  // sum over RX queues on the socket: each ring slot holds an mbuf
+  // Sum over the RX queues on the socket, bond members' slow-protocol queues included
+  // (PortQueues::rx_descriptors): each ring slot holds an mbuf.
+  std::uint64_t rx_descriptors = 0;
   std::uint64_t tx_descriptors =
       0;                       // sum over TX queues: mbufs wait there until the NIC frees them
   std::uint64_t pmd_held = 0;  // mbufs a PMD keeps for itself (net_pcap infinite_rx)

@@ -183,8 +183,9 @@ normalize_pci_address() {
 }
 
 # Loads the parts of a braid config the deployment scripts need into CONFIG_* variables.
-# Unknown sections (bonds, scheduler, ... as they are added) are ignored on purpose: braid
-# --check is what validates a config; these scripts only read ports, lcores and sizes.
+# Unknown sections (scheduler, ... as they are added) are ignored on purpose: braid --check is
+# what validates a config; these scripts only read ports, lcores, sizes and which ports are bond
+# members (those have more queues).
 # Defaults are doc/config.md's.
 # shellcheck disable=SC2034 # the CONFIG_* variables are read by the scripts that source this
 load_config() {
@@ -223,21 +224,34 @@ print("burst", int(workers.get("burst", 32)))
 ports = doc.get("ports") or []
 if not isinstance(ports, list):
     sys.exit(f"config {path}: ports must be a list")
+# Bond members get one more TX queue (for the control thread) and, unless slow_steering is off,
+# a slow-protocol RX queue of 128 descriptors (lib/engine/port_queues.hpp). YAML 1.1 reads a
+# bare on/off as a boolean.
+bond_of = {}
+for bond in doc.get("bonds") or []:
+    if isinstance(bond, dict):
+        steering = bond.get("slow_steering", "auto")
+        steering = {True: "on", False: "off"}.get(steering, steering)
+        for member in bond.get("members") or []:
+            bond_of[str(member)] = steering
 for i, port in enumerate(ports):
     if not isinstance(port, dict) or "name" not in port or "device" not in port:
         sys.exit(f"config {path}: ports[{i}] needs a name and a device")
     device = str(port["device"]).split(",")[0]
     tx_queues = int(port.get("tx_queues", 0)) or len(lcores)
+    steering = bond_of.get(str(port["name"]))
+    tx_queues += 0 if steering is None else 1
+    slow_rx_descriptors = 0 if steering in (None, "off") else 128
     print("port", port["name"], device, int(port.get("rx_queues", 1)), tx_queues,
           int(port.get("rx_descriptors", 1024)), int(port.get("tx_descriptors", 1024)),
-          int(port.get("mtu", 1500)), int(port.get("extra_mbufs", 0)))
+          int(port.get("mtu", 1500)), int(port.get("extra_mbufs", 0)), slow_rx_descriptors)
 ' "$file") || exit 1
 
   CONFIG_FILE=$file
   CONFIG_PORT_NAMES=() CONFIG_PORT_DEVICES=() CONFIG_PORT_PCI=() CONFIG_PORT_RXQ=()
   CONFIG_PORT_TXQ=() CONFIG_PORT_RXD=() CONFIG_PORT_TXD=() CONFIG_PORT_MTU=() CONFIG_PORT_EXTRA=()
-  CONFIG_WORKER_LCORES=()
-  local key rest name device rxq txq rxd txd mtu extra
+  CONFIG_PORT_SLOW_RXD=() CONFIG_WORKER_LCORES=()
+  local key rest name device rxq txq rxd txd mtu extra slow_rxd
   while read -r key rest; do
     case "$key" in
       main_lcore) CONFIG_MAIN_LCORE=$rest ;;
@@ -246,13 +260,13 @@ for i, port in enumerate(ports):
       worker_lcores) read -r -a CONFIG_WORKER_LCORES <<<"$rest" ;;
       burst) CONFIG_BURST=$rest ;;
       port)
-        read -r name device rxq txq rxd txd mtu extra <<<"$rest"
+        read -r name device rxq txq rxd txd mtu extra slow_rxd <<<"$rest"
         CONFIG_PORT_NAMES+=("$name")
         CONFIG_PORT_DEVICES+=("$device")
         CONFIG_PORT_PCI+=("$(normalize_pci_address "$device")")
         CONFIG_PORT_RXQ+=("$rxq") CONFIG_PORT_TXQ+=("$txq")
         CONFIG_PORT_RXD+=("$rxd") CONFIG_PORT_TXD+=("$txd")
-        CONFIG_PORT_MTU+=("$mtu") CONFIG_PORT_EXTRA+=("$extra")
+        CONFIG_PORT_MTU+=("$mtu") CONFIG_PORT_EXTRA+=("$extra") CONFIG_PORT_SLOW_RXD+=("$slow_rxd")
         ;;
     esac
   done <<<"$parsed"
@@ -281,8 +295,10 @@ port_memory_node() {
 #
 #   mbufs(node)  = rx_desc + tx_desc + pmd_held + lcores*burst*(ports+1) + lcores*256*3/2
 #                  + that sum / 8 + 1024
-#                  (rx_desc = sum of rx_queues*rx_descriptors of the node's ports, likewise tx;
-#                   lcores = workers + the main lcore; ports = every port of the config)
+#                  (rx_desc = sum of rx_queues*rx_descriptors of the node's ports, plus 128 for
+#                   each bond member's slow-protocol RX queue unless its bond's slow_steering is
+#                   off; tx_desc likewise, a bond member having one TX queue more than the
+#                   workers; lcores = workers + the main lcore; ports = every port of the config)
 #   data_room    = 2176 (RTE_MBUF_DEFAULT_BUF_SIZE) when mtu <= 1500, else
 #                  mtu + 14 (Ethernet) + 4 (CRC) + 8 (two VLAN tags) + 128 (headroom)
 #   mbuf_bytes   = data_room + 128 (struct rte_mbuf) + 128 (mempool object header, aligned to a
@@ -311,7 +327,7 @@ hugepage_demand() {
   for ((i = 0; i < ports; i++)); do
     node=$(port_memory_node "$i")
     has_ports[$node]=1
-    rx_desc[$node]=$((${rx_desc[$node]:-0} + CONFIG_PORT_RXQ[i] * CONFIG_PORT_RXD[i]))
+    rx_desc[$node]=$((${rx_desc[$node]:-0} + CONFIG_PORT_RXQ[i] * CONFIG_PORT_RXD[i] + CONFIG_PORT_SLOW_RXD[i]))
     tx_desc[$node]=$((${tx_desc[$node]:-0} + CONFIG_PORT_TXQ[i] * CONFIG_PORT_TXD[i]))
     pmd_held[$node]=$((${pmd_held[$node]:-0} + CONFIG_PORT_EXTRA[i]))
     ((CONFIG_PORT_MTU[i] > ${max_mtu[$node]:-0})) && max_mtu[$node]=${CONFIG_PORT_MTU[i]}

@@ -79,6 +79,13 @@ def test_show_bond(running):
     members = members_of(running, "uplink")
     assert set(members) == {"m0", "m1"}
     assert all(m["distributing"] for m in members.values()), members
+    # net_null has no rte_flow: slow_steering auto falls back to the workers' ring, and says why.
+    assert all(m["slow_path"] == "ring" for m in members.values()), members
+    uplink = ctl_json(running, "show", "bond", "uplink")["uplink"]
+    assert uplink["slow_steering"] == "auto", uplink
+    assert uplink["slow_rx_steered"] == 0 and uplink["slow_queue_misdirected"] == 0, uplink
+    assert any("Slow Protocols over the workers' ring (rte_flow_validate" in e["event"]
+               for e in uplink["recent_events"]), uplink["recent_events"]
 
 
 def test_show_lacp(running):
@@ -185,3 +192,7 @@ def test_metrics(running):
                      re.M)
     assert re.search(r'^braid_member_pfc_pause_total\{bond="uplink",member="m1",'
                      r'direction="rx"\} [1-9]\d*$', text, re.M), text
+    assert re.search(r'^braid_bond_slow_rx_total\{bond="lag",path="diverted"\} \d+$', text, re.M)
+    assert re.search(r'^braid_bond_drops_total\{bond="uplink",reason="slow_queue_misdirected"\} 0$',
+                     text, re.M), text
+    assert re.search(r'^braid_member_slow_steered\{bond="lag",member="l0"\} 0$', text, re.M)

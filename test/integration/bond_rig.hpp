@@ -14,6 +14,7 @@
 #include "config/config_loader.hpp"
 #include "eal_environment.hpp"
 #include "engine/engine.hpp"
+#include "port/slow_protocols.hpp"
 #include "traffic.hpp"
 
 namespace braid::test {
@@ -67,23 +68,17 @@ class BondRig {
   }
 
   void drain_members() {
-    rte_mbuf* burst[64];
     for (std::size_t m = 0; m < members_.size(); ++m) {
-      unsigned n = 0;
-      while ((n = rte_ring_dequeue_burst(members_[m]->from_port(), reinterpret_cast<void**>(burst),
-                                         64, nullptr)) != 0) {
-        for (unsigned i = 0; i < n; ++i) {
-          if (is_slow_protocols(burst[i])) {
-            ++slow_frames_;
-            continue;
-          }
-          const Stamp stamp = FlowSet::stamp_of(burst[i]);
-          tracker_.seen(stamp, static_cast<int>(m));
-          if (observer_) observer_(stamp, static_cast<int>(m));
-          ++received_[m];
+      members_[m]->drain([&](const rte_mbuf* frame) {
+        if (drivers::is_slow_protocols(frame)) {
+          ++slow_frames_;
+          return;
         }
-        rte_pktmbuf_free_bulk(burst, n);
-      }
+        const Stamp stamp = FlowSet::stamp_of(frame);
+        tracker_.seen(stamp, static_cast<int>(m));
+        if (observer_) observer_(stamp, static_cast<int>(m));
+        ++received_[m];
+      });
     }
   }
 
@@ -125,11 +120,6 @@ class BondRig {
   }
 
  private:
-  static bool is_slow_protocols(const rte_mbuf* mbuf) {
-    const auto* bytes = rte_pktmbuf_mtod(mbuf, const std::uint8_t*);
-    return mbuf->data_len >= 14 && bytes[12] == 0x88 && bytes[13] == 0x09;
-  }
-
   RingPort host_;
   std::vector<std::unique_ptr<RingPort>> members_;
   FlowSet flows_;

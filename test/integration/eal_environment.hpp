@@ -36,6 +36,18 @@ class RingPort {
   std::uint16_t port_id() const { return port_id_; }
   rte_ring* to_port() { return to_port_; }
   rte_ring* from_port() { return from_port_; }
+  // Takes every frame the port has sent so far, shows each to `visit`, and frees it.
+  template <typename Visit>
+  void drain(Visit visit) {
+    rte_mbuf* burst[64];
+    unsigned n = 0;
+    while ((n = rte_ring_dequeue_burst(from_port_, reinterpret_cast<void**>(burst), 64, nullptr)) !=
+           0) {
+      for (unsigned i = 0; i < n; ++i)
+        visit(static_cast<const rte_mbuf*>(burst[i]));
+      rte_pktmbuf_free_bulk(burst, n);
+    }
+  }
 
  private:
   static constexpr std::size_t kSendTimeOffset = 56;  // Stamp::sent_tsc in traffic.hpp

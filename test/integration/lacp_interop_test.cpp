@@ -229,14 +229,7 @@ class LacpWorld {
   }
 
   void drain_host() {
-    rte_mbuf* burst[64];
-    unsigned n = 0;
-    while ((n = rte_ring_dequeue_burst(host_.from_port(), reinterpret_cast<void**>(burst), 64,
-                                       nullptr)) != 0) {
-      for (unsigned i = 0; i < n; ++i)
-        to_host_.seen(FlowSet::stamp_of(burst[i]), 0);
-      rte_pktmbuf_free_bulk(burst, n);
-    }
+    host_.drain([this](const rte_mbuf* frame) { to_host_.seen(FlowSet::stamp_of(frame), 0); });
   }
 
   RingPort host_;

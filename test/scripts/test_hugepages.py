@@ -87,9 +87,7 @@ def mbufs_from_script(config):
 
 
 @pytest.mark.parametrize("config_text", [
-    # Like the first demo: a port whose PMD holds mbufs of its own, into net_null. (The bond demo's
-    # members each have a control TX queue more; the script does not model bonds yet and
-    # over-estimates that config by about a quarter, which is on the safe side.)
+    # Like the first demo: a port whose PMD holds mbufs of its own, into net_null.
     textwrap.dedent("""\
         ports:
           - { name: wire, device: net_null_sizing3, extra_mbufs: 4096 }
@@ -102,6 +100,20 @@ def mbufs_from_script(config):
           - { name: b, device: net_null_sizing1, rx_descriptors: 256, extra_mbufs: 100 }
         workers: { lcores: [1], burst: 64 }
         cross_connect: [[a, b]]
+    """),
+    # Bond members: a control TX queue each, and a slow-protocol RX queue unless slow_steering
+    # is off (net_null has no rte_flow: braid falls back, but the queue was provisioned).
+    textwrap.dedent("""\
+        ports:
+          - { name: h0, device: net_null_sizing4 }
+          - { name: m0, device: "net_null_sizing5,no-rx=1", rx_descriptors: 512 }
+          - { name: m1, device: "net_null_sizing6,no-rx=1" }
+          - { name: h1, device: net_null_sizing7 }
+          - { name: m2, device: "net_null_sizing8,no-rx=1", tx_descriptors: 256 }
+        bonds:
+          - { name: up, members: [m0, m1], mode: static }
+          - { name: ring, members: [m2], mode: static, slow_steering: off }
+        cross_connect: [[h0, up], [h1, ring]]
     """),
 ])
 def test_sizing_matches_braids_own_mempool(tmp_path, config_text):

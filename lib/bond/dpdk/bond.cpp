@@ -15,7 +15,6 @@ namespace {
 
 constexpr std::size_t kSlowRingSize = 1024;  // LACPDUs arrive at a few per second per member
 constexpr std::size_t kEventLogCapacity = 256;
-constexpr std::uint16_t kSlowBurst = 32;
 
 lacp::MacAddress to_lacp_mac(const rte_ether_addr& mac) {
   lacp::MacAddress out{};
@@ -171,6 +170,7 @@ std::uint64_t Bond::poll(std::uint64_t now_ns) {
   if (link_event_.exchange(false, std::memory_order_acq_rel) || now_ns >= next_link_poll_ns_) {
     poll_links(now_ns);
   }
+  poll_slow_queues(now_ns);
   drain_slow_ring(now_ns);
   if (lacp_) {
     if (now_ns >= lacp_->next_deadline_ns()) lacp_->tick(now_ns);
@@ -204,48 +204,6 @@ void Bond::poll_links(std::uint64_t now_ns) {
     }
   }
   if (changed) rebuild(now_ns, "link change");
-}
-
-void Bond::drain_slow_ring(std::uint64_t now_ns) {
-  std::array<rte_mbuf*, kSlowBurst> frames;
-  unsigned n = 0;
-  while ((n = rte_ring_sc_dequeue_burst(slow_ring_, reinterpret_cast<void**>(frames.data()),
-                                        kSlowBurst, nullptr)) != 0) {
-    for (unsigned i = 0; i < n; ++i) {
-      rte_mbuf* frame = frames[i];
-      ++counters_.slow_frames;
-      std::size_t member = members_.size();
-      for (std::size_t m = 0; m < members_.size(); ++m) {
-        if (members_[m].port->id() == frame->port) member = m;
-      }
-      if (lacp_ && member < members_.size()) {
-        lacp_->on_frame(member,
-                        ByteSpan(rte_pktmbuf_mtod(frame, const std::uint8_t*), frame->data_len),
-                        now_ns);
-      } else {
-        ++counters_.slow_frames_ignored;
-      }
-    }
-    rte_pktmbuf_free_bulk(frames.data(), n);
-  }
-}
-
-void Bond::send_control_frame(std::size_t member, ByteSpan frame) {
-  rte_mbuf* mbuf = rte_pktmbuf_alloc(control_pool_);
-  char* data = mbuf != nullptr ? rte_pktmbuf_append(mbuf, static_cast<std::uint16_t>(frame.size()))
-                               : nullptr;
-  if (data == nullptr) {
-    rte_pktmbuf_free(mbuf);
-    ++counters_.control_tx_failed;
-    return;
-  }
-  std::memcpy(data, frame.data(), frame.size());
-  if (rte_eth_tx_burst(members_[member].port->id(), control_tx_queue_, &mbuf, 1) == 1) {
-    ++counters_.control_tx;
-  } else {
-    rte_pktmbuf_free(mbuf);
-    ++counters_.control_tx_failed;
-  }
 }
 
 bool Bond::usable(std::size_t m) const {
@@ -389,7 +347,8 @@ std::vector<MemberStatus> Bond::members() const {
     const Member& member = members_[m];
     status.push_back({member.port->name(), member.port->id(), member.link_up, member.speed_mbps,
                       member.admin_up, table != nullptr && table->collecting[m],
-                      table != nullptr && table->distributing[m], member.weight, counts[m]});
+                      table != nullptr && table->distributing[m], member.weight, counts[m],
+                      member.slow_queue});
   }
   return status;
 }

@@ -42,16 +42,22 @@ struct MemberStatus {
   bool distributing = false;
   std::uint32_t weight = 1;
   std::uint32_t buckets = 0;
+  // The RX queue its Slow Protocols frames are steered to; none: workers divert them (ring).
+  std::optional<std::uint16_t> slow_rx_queue;
 };
 
 struct BondCounters {
   std::uint64_t tables_published = 0;
   std::uint64_t buckets_moved = 0;
   std::uint64_t link_changes = 0;
-  std::uint64_t slow_frames = 0;          // taken from the slow ring
+  std::uint64_t slow_rx_steered = 0;      // Slow Protocols frames read from members' slow queues
+  std::uint64_t slow_rx_diverted = 0;     // ... taken from the ring the workers divert them to
   std::uint64_t slow_frames_ignored = 0;  // LACPDUs seen in static / active-backup mode
-  std::uint64_t control_tx = 0;           // LACPDUs and marker responses sent
-  std::uint64_t control_tx_failed = 0;    // ... that the member's control TX queue refused
+  // Dropped: frames on a slow queue that are not Slow Protocols (a NIC that mis-steers). The
+  // control thread cannot forward them (it owns no worker's TX queue).
+  std::uint64_t slow_queue_misdirected = 0;
+  std::uint64_t control_tx = 0;         // LACPDUs and marker responses sent
+  std::uint64_t control_tx_failed = 0;  // ... that the member's control TX queue refused
 };
 
 class Bond {
@@ -66,6 +72,11 @@ class Bond {
 
   // After the members are configured, before they start: bond MAC on every member.
   void prepare_members();
+  // Once, after the members started for the first time and before the workers are placed:
+  // steer each member's Slow Protocols frames to its slow queue (slow_steering auto|on). A
+  // member whose NIC refuses keeps them on the workers' ring and hands the queue to the workers
+  // (auto), or this throws, naming the member, its driver and the PMD's reason (on).
+  void set_up_slow_paths(std::uint64_t now_ns);
   // After the members started: allmulti (01-80-C2-00-00-02 must reach us), first link poll,
   // LACP machines, first table.
   void start(std::uint64_t now_ns);
@@ -122,10 +133,13 @@ class Bond {
     bool full_duplex = true;
     bool admin_up = true;
     std::uint32_t weight = 1;
+    std::optional<std::uint16_t> slow_queue{};  // steered: the control thread polls it
   };
 
   void poll_links(std::uint64_t now_ns);
+  void poll_slow_queues(std::uint64_t now_ns);
   void drain_slow_ring(std::uint64_t now_ns);
+  void on_slow_frame(std::size_t member, const rte_mbuf* frame, std::uint64_t now_ns);
   void send_control_frame(std::size_t member, ByteSpan frame);
   void rebuild(std::uint64_t now_ns, const std::string& cause);
   bool usable(std::size_t member) const;

@@ -18,16 +18,13 @@ using control::Output;
 
 constexpr std::size_t kRecentEvents = 10;
 
-const char* mode_name(config::BondMode mode) {
-  switch (mode) {
-    case config::BondMode::kLacp:
-      return "lacp";
-    case config::BondMode::kStatic:
-      return "static";
-    case config::BondMode::kActiveBackup:
-      return "active-backup";
-  }
-  return "?";
+std::string mode_name(config::BondMode mode) {
+  return std::string(config::name_of(mode, config::kBondModeNames));
+}
+
+// Where a member's LACPDUs arrive: its own RX queue (steered) or the workers' ring.
+std::string slow_path_text(const MemberStatus& member) {
+  return member.slow_rx_queue ? "rxq " + std::to_string(*member.slow_rx_queue) : "ring";
 }
 
 std::string mac_text(const rte_ether_addr& mac) {
@@ -66,22 +63,27 @@ void show_bond(const Bond& bond, Output& out) {
   std::size_t distributing = 0;
   control::Table& members =
       section.table("members", {"member", "link", "speed_mbps", "admin", "collecting",
-                                "distributing", "weight", "buckets", "tx_packets"});
+                                "distributing", "weight", "buckets", "tx_packets", "slow_path"});
   for (const MemberStatus& member : bond.members()) {
     rte_eth_stats stats{};
     rte_eth_stats_get(member.port_id, &stats);
     distributing += member.distributing ? 1 : 0;
     members.row({member.name, member.link_up ? "up" : "down", member.speed_mbps,
                  member.admin_up ? "up" : "down", member.collecting, member.distributing,
-                 member.weight, member.buckets, std::uint64_t{stats.opackets}});
+                 member.weight, member.buckets, std::uint64_t{stats.opackets},
+                 slow_path_text(member)});
   }
   section.value("status", distributing >= config.min_links ? "up" : "down (below min_links)");
   const BondCounters& counters = bond.counters();
   section.value("tables_published", counters.tables_published);
   section.value("buckets_moved", counters.buckets_moved);
   section.value("link_changes", counters.link_changes);
-  section.value("slow_frames", counters.slow_frames);
+  section.value("slow_steering",
+                std::string(config::name_of(config.slow_steering, config::kSlowSteeringNames)));
+  section.value("slow_rx_steered", counters.slow_rx_steered);
+  section.value("slow_rx_diverted", counters.slow_rx_diverted);
   section.value("slow_frames_ignored", counters.slow_frames_ignored);
+  section.value("slow_queue_misdirected", counters.slow_queue_misdirected);
   section.value("control_tx", counters.control_tx);
   section.value("control_tx_failed", counters.control_tx_failed);
   control::Table& events = section.table("recent_events", {"age", "event"});
@@ -96,7 +98,7 @@ void show_lacp(const Bond& bond, bool detail, Output& out) {
   Output& section = out.section(bond.name());
   const lacp::LacpSystem* system = bond.lacp();
   if (system == nullptr) {
-    section.line(std::string("mode ") + mode_name(bond.config().mode) + ": LACP is not running");
+    section.line("mode " + mode_name(bond.config().mode) + ": LACP is not running");
     return;
   }
   const lacp::SystemSnapshot snapshot = system->snapshot();
@@ -240,9 +242,27 @@ void register_metrics(control::ControlPlane& control, const std::vector<Bond*>& 
       rte_eth_stats_get(m.port_id, &stats);
       return stats.opackets;
     });
+    w.family("braid_member_slow_steered",
+             "1 when the member's NIC steers Slow Protocols frames to a queue of their own",
+             MetricType::kGauge);
+    member_samples(w, bonds, [](const MemberStatus& m) { return m.slow_rx_queue.has_value(); });
     w.family("braid_bond_buckets_moved_total", "buckets that changed member", MetricType::kCounter);
     for (Bond* bond : bonds)
       w.sample({{"bond", bond->name()}}, bond->counters().buckets_moved);
+    w.family("braid_bond_slow_rx_total",
+             "Slow Protocols frames the control thread received, by path: steered (a member's "
+             "slow queue) or diverted (the workers' ring)",
+             MetricType::kCounter);
+    for (Bond* bond : bonds) {
+      w.sample({{"bond", bond->name()}, {"path", "steered"}}, bond->counters().slow_rx_steered);
+      w.sample({{"bond", bond->name()}, {"path", "diverted"}}, bond->counters().slow_rx_diverted);
+    }
+    w.family("braid_bond_drops_total", "frames the bond's control thread dropped, by reason",
+             MetricType::kCounter);
+    for (Bond* bond : bonds) {
+      w.sample({{"bond", bond->name()}, {"reason", "slow_queue_misdirected"}},
+               bond->counters().slow_queue_misdirected);
+    }
     w.family("braid_lacp_actor_state", "LACP actor state bits sent (802.1AX 6.4.2.3)",
              MetricType::kGauge);
     lacp_port_samples(w, bonds, [](const lacp::PortSnapshot& p) { return p.actor.state; });

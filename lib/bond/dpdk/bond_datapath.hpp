@@ -1,7 +1,9 @@
 // A bond as a worker sees it: the egress side hashes a burst and hands each packet to its
 // bucket's member TX buffer; the ingress side takes a member's RX burst, diverts Slow Protocols
-// frames to the control thread and passes data frames on. One object per (worker, bond); no
-// locks: the table comes from TablePublisher, everything else belongs to the worker.
+// frames to the control thread and passes data frames on (even on a member whose NIC steers them
+// to a queue of their own: whatever the NIC missed still reaches LACP). One object per
+// (worker, bond); no locks: the table comes from TablePublisher, everything else belongs to the
+// worker.
 #pragma once
 
 #include <rte_cycles.h>
@@ -18,10 +20,9 @@
 #include "engine/counters.hpp"
 #include "engine/tx_buffer.hpp"
 #include "flow/dpdk/mbuf_hash.hpp"
+#include "port/slow_protocols.hpp"
 
 namespace braid::bond {
-
-inline constexpr std::uint16_t kEtherTypeSlowProtocols = 0x8809;  // IEEE 802.3 Annex 57A
 
 // What every worker shares about one bond (read-only on the data path).
 struct BondShared {
@@ -109,7 +110,7 @@ class BondIngress {
     const bool collecting = table->collecting[member_];
     for (std::uint16_t i = 0; i < n; ++i) {
       rte_mbuf* packet = packets[i];
-      if (is_slow_protocols(packet)) {
+      if (drivers::is_slow_protocols(packet)) {
         packet->port = port_id_;  // not every PMD sets it (net_ring does not); the control
                                   // thread finds the member by it
         slow[slow_count++] = packet;
@@ -138,12 +139,6 @@ class BondIngress {
   }
 
  private:
-  static bool is_slow_protocols(const rte_mbuf* packet) {
-    if (packet->data_len < RTE_ETHER_HDR_LEN) return false;
-    const auto* bytes = rte_pktmbuf_mtod(packet, const std::uint8_t*);
-    return (std::uint16_t{bytes[12]} << 8 | bytes[13]) == kEtherTypeSlowProtocols;
-  }
-
   const BondShared* shared_;
   MemberIndex member_;
   std::uint16_t port_id_;

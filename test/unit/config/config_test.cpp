@@ -109,6 +109,7 @@ bonds:
     buckets: 4096
     mac: "02:00:00:00:00:aa"
     link_poll_us: 100
+    slow_steering: off
 cross_connect: [[host, uplink], [h2, backup]]
 )",
                                      "bonds.yaml");
@@ -123,7 +124,9 @@ cross_connect: [[host, uplink], [h2, backup]]
   EXPECT_TRUE(uplink.lacp.fallback);
   EXPECT_FALSE(uplink.lacp.key.has_value());
   EXPECT_EQ(uplink.lacp.aggregate_wait_ms, 2000u);
+  EXPECT_EQ(uplink.slow_steering, SlowSteering::kAuto);
   const BondConfig& backup = config.bonds[1];
+  EXPECT_EQ(backup.slow_steering, SlowSteering::kOff);
   EXPECT_EQ(backup.mode, BondMode::kActiveBackup);
   EXPECT_EQ(backup.buckets, 4096u);
   EXPECT_EQ(backup.mac, "02:00:00:00:00:aa");
@@ -152,6 +155,20 @@ cross_connect: [[host, up]]
   EXPECT_EQ(lacp.key, 33);
   EXPECT_EQ(lacp.aggregate_wait_ms, 500u);
   EXPECT_FALSE(lacp.fallback);
+}
+
+TEST(Config, SlowSteeringValues) {
+  for (const auto& [text, expected] :
+       {std::pair{"auto", SlowSteering::kAuto}, std::pair{"on", SlowSteering::kOn},
+        std::pair{"off", SlowSteering::kOff}}) {
+    const Config config = parse_config(std::string("ports:\n  - {name: host, device: a}\n"
+                                                   "  - {name: m0, device: b}\n"
+                                                   "bonds:\n  - {name: up, members: [m0], "
+                                                   "slow_steering: ") +
+                                           text + "}\ncross_connect: [[host, up]]\n",
+                                       "steering.yaml");
+    EXPECT_EQ(config.bonds[0].slow_steering, expected) << text;
+  }
 }
 
 TEST(Config, DemoConfigIsValid) {
@@ -284,6 +301,11 @@ INSTANTIATE_TEST_SUITE_P(
                 "ports:\n  - {name: m0, device: b}\nbonds:\n  - {name: up, members: [m0], "
                 "mode: static, lacp: {rate: fast}}\n",
                 "LACP settings apply only to mode lacp"},
+        BadCase{"bond_slow_steering",
+                "ports:\n  - {name: m0, device: b}\nbonds:\n  - {name: up, members: [m0], "
+                "slow_steering: always}\n",
+                "bonds[0] \"up\".slow_steering: unknown slow_steering \"always\" (known: auto, "
+                "on, off)"},
         BadCase{"bond_lacp_rate",
                 "ports:\n  - {name: m0, device: b}\nbonds:\n  - {name: up, members: [m0], "
                 "lacp: {rate: medium}}\n",
