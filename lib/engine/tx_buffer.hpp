@@ -26,9 +26,9 @@ class TxBuffer {
 
   // Queues `n` packets; sends whenever a full burst is ready. Copies in runs (the count stays in
   // a register: a store and reload of it per packet stalled the bond's per-member fan-out).
-  void add(rte_mbuf* const* packets, std::uint16_t n) {
+  void add(rte_mbuf** packets, std::uint16_t n) {
     if (count_ == 0 && n == burst_) {
-      send(const_cast<rte_mbuf**>(packets), n);
+      send(packets, n);
       return;
     }
     while (n != 0) {

@@ -23,25 +23,32 @@ namespace braid::flow {
 
 inline constexpr std::uint16_t kRocev2Port = 4791;  // IANA: RoCEv2
 
+// Bytes 12..23 of an untagged frame: EtherType IPv4, version 4 with a 20-byte header, and not a
+// fragment (MF clear, offset zero: fragments hash without ports, the parser's job). `datagram`:
+// its length, ended by the total length (Ethernet padding follows) or by the frame's end. No
+// branch: the callers combine it with their own checks. Needs 24 bytes.
+inline bool plain_ipv4_header(ByteSpan frame, std::size_t& datagram) {
+  constexpr std::size_t kL3 = 14;
+  const std::uint8_t* bytes = frame.data();
+  datagram = std::min<std::size_t>(frame.size() - kL3, load_be16(frame, kL3 + 2));
+  return (bytes[12] == 0x08) & (bytes[13] == 0x00) & (bytes[kL3] == 0x45) &
+         ((load_be16(frame, kL3 + 6) & 0x3FFF) == 0);
+}
+
 inline bool try_hash_l34_ipv4(ByteSpan frame, std::uint32_t& hash) {
   constexpr std::size_t kL3 = 14;  // untagged Ethernet
   constexpr std::size_t kL4 = kL3 + 20;
   if (frame.size() < kL4 + 8) return false;
   const std::uint8_t* bytes = frame.data();
-  // EtherType IPv4 and version 4 with a 20-byte header (bytes 12..14).
-  const bool ipv4 = (bytes[12] == 0x08) & (bytes[13] == 0x00) & (bytes[kL3] == 0x45);
-  // Not a fragment: MF clear and offset zero (fragments hash without ports: the parser's job).
-  const bool whole = (load_be16(frame, kL3 + 6) & 0x3FFF) == 0;
+  std::size_t datagram = 0;
+  const bool ipv4 = plain_ipv4_header(frame, datagram);
   const std::uint8_t protocol = bytes[kL3 + 9];
   const bool tcp = protocol == 6;
   const bool udp = protocol == 17;
   const std::size_t l4_bytes = 8 + 12 * std::size_t{tcp};
-  // The datagram ends at its total length (Ethernet padding follows) or at the frame's end.
-  const std::size_t total = load_be16(frame, kL3 + 2);
-  const std::size_t datagram = std::min(frame.size() - kL3, total);
   const std::uint32_t ports = load_be32(frame, kL4);
   const bool rocev2 = udp & ((ports & 0xFFFF) == kRocev2Port);
-  const bool accepted = ipv4 & whole & (tcp | udp) & (datagram >= 20 + l4_bytes) & !rocev2;
+  const bool accepted = ipv4 & (tcp | udp) & (datagram >= 20 + l4_bytes) & !rocev2;
   if (!accepted) return false;
   hash = hash_ipv4_l34(ipv4_address_word(bytes + kL3 + 12), ipv4_address_word(bytes + kL3 + 16),
                        ports);
@@ -87,12 +94,11 @@ inline bool try_hash_l34_ipv4_rocev2(ByteSpan frame, std::uint32_t& hash) {
   constexpr std::size_t kDestQpOffset = 4;  // a reserved octet, then the 24-bit DestQP
   if (frame.size() < kBth + kBthBytes) return false;
   const std::uint8_t* bytes = frame.data();
-  const bool ipv4 = (bytes[12] == 0x08) & (bytes[13] == 0x00) & (bytes[kL3] == 0x45);
-  const bool whole = (load_be16(frame, kL3 + 6) & 0x3FFF) == 0;
+  std::size_t datagram = 0;
+  const bool ipv4 = plain_ipv4_header(frame, datagram);
   const bool udp = bytes[kL3 + 9] == 17;
-  const std::size_t datagram = std::min<std::size_t>(frame.size() - kL3, load_be16(frame, kL3 + 2));
   const bool rocev2 = load_be16(frame, kL4 + 2) == kRocev2Port;
-  if (!(ipv4 & whole & udp & rocev2 & (datagram >= 20 + 8 + kBthBytes))) return false;
+  if (!(ipv4 & udp & rocev2 & (datagram >= 20 + 8 + kBthBytes))) return false;
   hash = hash_ipv4_l34(ipv4_address_word(bytes + kL3 + 12), ipv4_address_word(bytes + kL3 + 16),
                        rocev2_flow_word(load_be32(frame, kBth + kDestQpOffset) & 0x00FFFFFF));
   return true;
