@@ -38,7 +38,7 @@ class RingPort {
   rte_ring* from_port() { return from_port_; }
 
  private:
-  static constexpr std::size_t kSendTimeOffset = 56;  // Stamp::sent_tsc in traffic.hpp
+  static constexpr std::size_t kSendTimeOffset = 56;  // Stamp::time in traffic.hpp
   static std::uint16_t stamp_send_time(std::uint16_t port, std::uint16_t queue, rte_mbuf** packets,
                                        std::uint16_t count, void* user);
 

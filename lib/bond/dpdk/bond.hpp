@@ -87,7 +87,8 @@ class Bond {
   // distributing; everything else moves flowlet by flowlet through publish_assignment.
   void set_flowlet_managed(bool managed) { flowlet_managed_ = managed; }
   // Publishes `buckets` (same size as the table) through the same RCU path as rebuilds. Refused
-  // (false) when a bucket names a member that does not distribute in the current table.
+  // (false) when a bucket names a member that does not distribute in the current table; a
+  // bucket may be kHeldBucket (workers hold its packets until a later table names its member).
   bool publish_assignment(std::span<const MemberIndex> buckets, std::uint64_t now_ns,
                           const std::string& cause);
   const std::vector<MemberIndex>& assignment() const { return buckets_; }
