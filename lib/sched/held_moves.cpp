@@ -55,8 +55,6 @@ bool HeldMoves::last_packet_left(Move& move, std::uint64_t now_ns,
   }
   // An empty queue holds nothing of the bucket.
   if (old->queue_depth && *old->queue_depth == 0) return true;
-  // An empty queue holds nothing of the bucket.
-  if (old->queue_depth && *old->queue_depth == 0) return true;
   const bool quiet =
       move.bucket < last_seen_ns.size() && last_seen_ns[move.bucket] <= move.last_before_ns;
   if (quiet && move.kind == Kind::kIdle && (old->history == nullptr || old->history->empty()))

@@ -6,9 +6,11 @@
 // share of the capacity actually available, what braid sent each member, reordering, and every
 // drop by reason.
 //
-//   scripts/build release && build/test/bench/sched/sched_linkemu [link_kpps] [seconds]
+//   meson setup build-rel --buildtype=release && ninja -C build-rel test/bench/sched/sched_linkemu
+//   build-rel/test/bench/sched/sched_linkemu [link_kpps, 50] [seconds measured, 3]
 #include <rte_ethdev.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -38,6 +40,8 @@ struct Result {
   std::uint64_t held_moves = 0;
   std::uint64_t moves = 0;
   std::vector<std::uint32_t> weights;
+  int top_flow_member = -1;  // where the heaviest flow's packets arrived last
+  double top_flow_share = 0;
   bool accounted = false;
 };
 
@@ -55,7 +59,13 @@ Result run(const std::string& policy, double link_pps, double seconds) {
   spec.packets = 1 << 20;
   spec.zipf_exponent = 1.1;
   spec.seed = 7;
-  rig.inject_in_order(trace::make_packet_flows(spec));
+  std::vector<std::uint32_t> order = trace::make_packet_flows(spec);
+  std::vector<std::uint32_t> packets_of(kFlows, 0);
+  for (std::uint32_t flow : order)
+    ++packets_of[flow];
+  const auto top = static_cast<std::uint32_t>(
+      std::max_element(packets_of.begin(), packets_of.end()) - packets_of.begin());
+  rig.inject_in_order(std::move(order));
   const double available = link_pps * (kMembers - 0.5);
   rig.engine().start();
   rig.run_at_rate(available * kLoad, kPauseFromNs);
@@ -85,6 +95,8 @@ Result run(const std::string& policy, double link_pps, double seconds) {
   for (std::size_t m = 0; m < kMembers; ++m)
     r.sent_share.push_back(static_cast<double>(totals.tx_packets[rig.member(m).port_id()]) / sent);
   r.reordered = rig.tracker().reordered();
+  r.top_flow_member = rig.tracker().member_of(top);
+  r.top_flow_share = static_cast<double>(packets_of[top]) / static_cast<double>(spec.packets);
   r.link_drops = rig.link_drops();
   r.braid_drops = totals.dropped();
   r.flowlet_hold = totals.drops[static_cast<std::size_t>(engine::DropReason::kFlowletHold)];
@@ -107,7 +119,7 @@ Result run(const std::string& policy, double link_pps, double seconds) {
 int main(int argc, char** argv) {
   using namespace braid::test;
   const double link_kpps = argc > 1 ? std::atof(argv[1]) : 50;
-  const double seconds = argc > 2 ? std::atof(argv[2]) : 2;
+  const double seconds = argc > 2 ? std::atof(argv[2]) : 3;
   EalEnvironment eal;
   eal.SetUp();
   std::printf(
@@ -115,9 +127,10 @@ int main(int argc, char** argv) {
       "Zipf(1.1) over %u flows at %.0f%% of the %.0f kpps available, %.1f s measured\n\n",
       link_kpps, kFlows, kLoad * 100, link_kpps * 3.5, seconds);
   std::printf(
-      "| policy | offered | delivered (of available) | sent to m0/m1/m2/m3 | reordered | link "
-      "drops | braid drops (flowlet_hold) | moves (held) | weights | accounted |\n");
-  std::printf("|---|---:|---:|---|---:|---:|---:|---:|---|---|\n");
+      "| policy | offered | delivered (of available) | sent to m0/m1/m2/m3 | top flow on | "
+      "reordered | link drops | braid drops (flowlet_hold) | moves (busy ones held) | weights | "
+      "accounted |\n");
+  std::printf("|---|---:|---:|---|---|---:|---:|---:|---:|---|---|\n");
   for (const char* policy : {"hash", "lqf", "adaptive"}) {
     const Result r = run(policy, link_kpps * 1000, seconds);
     std::string shares, weights;
@@ -127,9 +140,11 @@ int main(int argc, char** argv) {
     for (std::uint32_t weight : r.weights)
       weights += (weights.empty() ? "" : " ") + std::to_string(weight);
     std::printf(
-        "| %s | %.1f%% | %.1f%% | %s | %llu | %llu | %llu (%llu) | %llu (%llu) | %s | %s |\n",
-        policy, r.offered_share * 100, r.delivered_share * 100, shares.c_str(),
-        static_cast<unsigned long long>(r.reordered), static_cast<unsigned long long>(r.link_drops),
+        "| %s | %.1f%% | %.1f%% | %s | m%d (%.0f%%) | %llu | %llu | %llu (%llu) | %llu (%llu) | %s "
+        "| %s |\n",
+        policy, r.offered_share * 100, r.delivered_share * 100, shares.c_str(), r.top_flow_member,
+        r.top_flow_share * 100, static_cast<unsigned long long>(r.reordered),
+        static_cast<unsigned long long>(r.link_drops),
         static_cast<unsigned long long>(r.braid_drops),
         static_cast<unsigned long long>(r.flowlet_hold), static_cast<unsigned long long>(r.moves),
         static_cast<unsigned long long>(r.held_moves), weights.c_str(), r.accounted ? "yes" : "NO");

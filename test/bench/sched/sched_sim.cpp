@@ -2,8 +2,9 @@
 // bond's buckets exactly as a worker does (l34 hash of the real frames, high bits -> bucket),
 // each bucket's member is an emulated link (drivers/linkemu: rate, queue, latency, PFC-like
 // pauses), and the real scheduler (lib/sched) runs every period on the same inputs it gets in
-// braid: bucket activity, queue depths, congestion counters. Simulated time is the honest clock
-// here: a 2-core shared CI machine cannot pace 4 x 1 Mpps links in real time.
+// braid: bucket activity, queue depths, congestion counters. A held bucket's packets wait in a
+// hold of the worker's size and go to its new member first, as a worker does. Simulated time is
+// the honest clock here: a 2-core shared CI machine cannot pace 4 x 1 Mpps links in real time.
 //
 //   sched_sim balance     10,000 flows Zipf(1.1), 4 equal members at 80% load
 //   sched_sim congestion  member 3 paused half the time (500 us of every 1 ms), load = what
