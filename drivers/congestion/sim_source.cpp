@@ -18,6 +18,10 @@ SimSource::SimSource(SimSettings settings, std::size_t members)
 }
 
 sched::CongestionCounters SimSource::read(std::size_t member, std::uint64_t now_ns) {
+  if (settings_.link_counters) {
+    if (const std::optional<sched::CongestionCounters> measured = settings_.link_counters(member))
+      return *measured;
+  }
   sched::CongestionCounters& c = counters_.at(member);
   if (last_ns_[member] != 0 && now_ns > last_ns_[member]) {
     const double elapsed_us = static_cast<double>(now_ns - last_ns_[member]) / 1000.0;

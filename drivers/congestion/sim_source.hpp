@@ -1,6 +1,7 @@
-// sim: scripted congestion for tests, demos and the link emulator. Each member has a constant
-// paused fraction and mark rate (from the config) that accumulate with time, and tests can set
-// any counter directly (or copy a linkemu link's counters in).
+// sim: scripted congestion for tests and demos, and the counters of emulated links. Each member
+// has a constant paused fraction and mark rate (from the config) that accumulate with time, and
+// tests can set any counter directly; a member whose port has a link emulator attached
+// (drivers/linkemu) reports what that link measured instead.
 #pragma once
 
 #include "congestion/source.hpp"

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -61,11 +62,17 @@ struct XstatsNames {
   std::string tx_packets = "tx_good_packets";
 };
 
+// A member's counters measured by an emulated link (drivers/linkemu), nullopt where none is
+// attached; the engine binds it to linkemu's registry.
+using LinkCounters = std::function<std::optional<sched::CongestionCounters>(std::size_t member)>;
+
 struct SimSettings {
   // Per member: the fraction of time it is paused (permille) and ECN marks per packet sent.
   std::vector<std::uint32_t> pause_permille;
   std::vector<std::uint32_t> mark_permille;
   std::uint64_t packets_per_ms = 1000;  // the sent count the marks are a fraction of
+  // Members on an emulated link report what the link measured instead of the scripted values.
+  LinkCounters link_counters;
 };
 
 std::unique_ptr<Source> make_mlx5_source(Mlx5Settings settings, XstatsReader xstats, Logger logger);

@@ -2,10 +2,11 @@
 // queue, leave at the link's rate unless the link is paused (PFC-like: the peer said stop), may
 // be lost, and arrive after a fixed latency. It counts what a NIC would (sent, queue drops,
 // losses, pause frames and time paused), which the `sim` congestion source reads, and exposes
-// its queue depth for least-queue-first. Used by the scheduler benchmarks and, wrapped around a
-// ring port (link_emu_port.hpp), by the integration tests.
+// its queue depth for least-queue-first. Used by the scheduler benchmarks and, through
+// link_emulator.hpp and ring_link.hpp, between a bond member's ring port and its partner.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <random>
@@ -31,6 +32,21 @@ struct LinkCounters {
   std::uint64_t pause_frames = 0;  // pause windows that began
   std::uint64_t pause_ns = 0;      // time spent paused
 };
+
+// What a NIC's xstats would say about a link with these counters, in the scheduler's terms:
+// pause frames and time paused (mlx5's rx_prioN_pause and rx_prioN_pause_duration), discards
+// (the queue was full) and packets sent.
+inline sched::CongestionCounters congestion_of(const LinkCounters& counters) {
+  sched::CongestionCounters c;
+  c.present = sched::CongestionCounters::kPauseFrames |
+              sched::CongestionCounters::kPauseDurationUs | sched::CongestionCounters::kDiscards |
+              sched::CongestionCounters::kTxPackets;
+  c.pause_frames = counters.pause_frames;
+  c.pause_duration_us = counters.pause_ns / 1000;
+  c.discards = counters.dropped_queue;
+  c.tx_packets = counters.sent;
+  return c;
+}
 
 template <typename Tag>
 struct Delivery {
@@ -69,6 +85,11 @@ class LinkModel {
     out.insert(out.end(), delivered_.begin(), delivered_.end());
     delivered_.clear();
   }
+  // Moves the packets the link lost so far to `out` (their owner frees them).
+  void take_lost(std::vector<Tag>& out) {
+    out.insert(out.end(), lost_.begin(), lost_.end());
+    lost_.clear();
+  }
 
   // Transmits what the link could send up to `now_ns`; arrivals wait in take_deliveries().
   void advance(std::uint64_t now_ns) {
@@ -84,34 +105,36 @@ class LinkModel {
       ++counters_.sent;
       if (settings_.loss > 0 && coin_(random_) < settings_.loss) {
         ++counters_.lost;
+        lost_.push_back(tag);
         continue;
       }
       delivered_.push_back({static_cast<std::uint64_t>(done) + settings_.latency_ns, tag});
     }
   }
 
+  // Empties the queue into `out` without sending anything (the link is being torn down).
+  void take_queued(std::vector<Tag>& out) {
+    for (const Queued& queued : queue_)
+      out.push_back(queued.tag);
+    queue_.clear();
+  }
+
   std::uint32_t queue_depth() const { return static_cast<std::uint32_t>(queue_.size()); }
+  // Pause windows still looked at on every call (the rest are done with).
+  std::size_t pauses_pending() const { return pauses_.size() - first_pause_; }
   const LinkCounters& counters() const { return counters_; }
   const LinkSettings& settings() const { return settings_; }
 
   // What a NIC's xstats would say, in the scheduler's terms (the `sim` source reads this).
-  sched::CongestionCounters congestion() const {
-    sched::CongestionCounters c;
-    c.present = sched::CongestionCounters::kPauseFrames |
-                sched::CongestionCounters::kPauseDurationUs | sched::CongestionCounters::kDiscards |
-                sched::CongestionCounters::kTxPackets;
-    c.pause_frames = counters_.pause_frames;
-    c.pause_duration_us = counters_.pause_ns / 1000;
-    c.discards = counters_.dropped_queue;
-    c.tx_packets = counters_.sent;
-    return c;
-  }
+  sched::CongestionCounters congestion() const { return congestion_of(counters_); }
 
  private:
   struct Queued {
     std::uint64_t arrival_ns;
     Tag tag;
   };
+  static constexpr std::size_t kPassedPausesKept = 1024;
+
   struct Pause {
     std::uint64_t start_ns;
     std::uint64_t end_ns;
@@ -137,9 +160,19 @@ class LinkModel {
       const std::uint64_t to = std::min(pause.end_ns, now_ns);
       if (to > from) counters_.pause_ns += to - from;
     }
+    // A window is done with once it is counted and no packet can start before it ends: nothing
+    // queued starts before the link is free and its arrival, nothing new arrives before now.
+    const double earliest_start =
+        queue_.empty() ? static_cast<double>(now_ns)
+                       : std::max(free_at_ns_, static_cast<double>(queue_.front().arrival_ns));
     while (first_pause_ < pauses_.size() && pauses_[first_pause_].end_ns <= now_ns &&
-           pauses_[first_pause_].end_ns <= static_cast<std::uint64_t>(free_at_ns_)) {
+           static_cast<double>(pauses_[first_pause_].end_ns) <= earliest_start) {
       ++first_pause_;
+    }
+    // A link paused every millisecond for hours must not keep every window it has passed.
+    if (first_pause_ >= kPassedPausesKept) {
+      pauses_.erase(pauses_.begin(), pauses_.begin() + static_cast<std::ptrdiff_t>(first_pause_));
+      first_pause_ = 0;
     }
     accounted_ns_ = std::max(accounted_ns_, now_ns);
   }
@@ -149,6 +182,7 @@ class LinkModel {
   double free_at_ns_ = 0;
   std::deque<Queued> queue_;
   std::vector<Delivery<Tag>> delivered_;
+  std::vector<Tag> lost_;
   std::vector<Pause> pauses_;
   std::size_t first_pause_ = 0;
   std::uint64_t accounted_ns_ = 0;

@@ -112,7 +112,7 @@ RebalanceResult reassign_orphans(std::span<const MemberIndex> current,
     const MemberIndex member = result.buckets[b];
     if (member < weights.size() && weights[member] != 0) {
       ++kept[member];
-    } else {
+    } else if (member != kHeldBucket) {
       orphans.push_back(b);
     }
   }

@@ -13,6 +13,14 @@ namespace braid::bond {
 
 using MemberIndex = std::uint16_t;
 inline constexpr MemberIndex kNoMember = 0xffff;
+// A busy bucket the scheduler is moving: workers hold its packets, in order, until a table names
+// its new member, so it changes member without reordering (doc/scheduler.md, held moves).
+inline constexpr MemberIndex kHeldBucket = 0xfffe;
+// Packets one worker can hold for a bond's held buckets: a hold lasts the flowlet gap plus the
+// old member's drain time (a few ms at most), 2048 covers an elephant of 0.5 Mpps per worker
+// held for 4 ms. Packets beyond it are dropped (counted as flowlet_hold). scripts/lib/common.bash
+// (hugepage sizing) counts the same number.
+inline constexpr std::uint32_t kHeldPacketsPerWorker = 2048;
 
 inline constexpr std::uint32_t kMinBuckets = 256;
 inline constexpr std::uint32_t kMaxBuckets = 65536;
@@ -42,7 +50,8 @@ RebalanceResult rebalance(std::span<const MemberIndex> current,
 
 // Failover without disturbing anyone else: only buckets of members whose weight is now 0 (or
 // that are unknown) move, to the members furthest below their quota first. Used when a scheduler
-// moves buckets flowlet by flowlet and a rebuild must not move busy buckets of healthy members.
+// moves buckets flowlet by flowlet and a rebuild must not move busy buckets of healthy members;
+// held buckets (kHeldBucket) stay held, the scheduler releases them.
 RebalanceResult reassign_orphans(std::span<const MemberIndex> current,
                                  std::span<const std::uint32_t> weights);
 

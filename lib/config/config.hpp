@@ -120,6 +120,7 @@ struct SchedulerConfig {
   std::uint32_t flowlet_gap_us = 500;  // > path delay skew (doc/scheduler.md)
   std::uint32_t period_ms = 10;
   std::uint32_t max_moves = 64;  // buckets moved per period at most
+  std::uint32_t max_holds = 2;   // busy buckets held at a time (adaptive; doc/scheduler.md)
   CongestionConfig congestion;
   AimdConfig aimd;
 };

@@ -228,9 +228,9 @@ void read_congestion(const YamlReader& in, const YAML::Node& node, const std::st
 
 void read_scheduler(const YamlReader& in, const YAML::Node& node, const std::string& where,
                     std::size_t members, SchedulerConfig& out) {
-  in.expect_map(
-      node, where,
-      {"policy", "weights", "flowlet_gap_us", "period_ms", "max_moves", "congestion", "aimd"});
+  in.expect_map(node, where,
+                {"policy", "weights", "flowlet_gap_us", "period_ms", "max_moves", "max_holds",
+                 "congestion", "aimd"});
   out.policy = in.get_string(node, "policy", where, "hash");
   if (out.policy != "hash" && out.policy != "wrr" && out.policy != "lqf" &&
       out.policy != "adaptive") {
@@ -249,6 +249,7 @@ void read_scheduler(const YamlReader& in, const YAML::Node& node, const std::str
       static_cast<std::uint32_t>(in.get_uint(node, "flowlet_gap_us", where, 1, 1000000, 500));
   out.period_ms = static_cast<std::uint32_t>(in.get_uint(node, "period_ms", where, 1, 10000, 10));
   out.max_moves = static_cast<std::uint32_t>(in.get_uint(node, "max_moves", where, 1, 65536, 64));
+  out.max_holds = static_cast<std::uint32_t>(in.get_uint(node, "max_holds", where, 0, 64, 2));
   if (const YAML::Node congestion = node["congestion"]; congestion.IsDefined()) {
     read_congestion(in, congestion, where + ".congestion", members, out.congestion);
   }

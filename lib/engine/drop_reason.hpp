@@ -14,13 +14,14 @@ enum class DropReason : std::size_t {
   kNoMember,       // a bond had no member able to send (all down, or fewer than min_links)
   kNotCollecting,  // received on a bond member that is not collecting (LACP, active-backup)
   kSlowPathFull,   // a Slow Protocols frame found the control thread's ring full
+  kFlowletHold,    // held for a bucket being moved: the hold was full, or the worker stopped
   kCount,
 };
 
 inline constexpr std::size_t kDropReasonCount = static_cast<std::size_t>(DropReason::kCount);
 
 inline constexpr std::array<std::string_view, kDropReasonCount> kDropReasonNames = {
-    "tx_full", "no_route", "no_member", "not_collecting", "slow_path_full",
+    "tx_full", "no_route", "no_member", "not_collecting", "slow_path_full", "flowlet_hold",
 };
 
 constexpr std::string_view to_string(DropReason reason) {

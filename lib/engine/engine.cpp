@@ -13,7 +13,9 @@
 
 #include "common/clock.hpp"
 #include "congestion/sim_source.hpp"
+#include "engine/member_queue_depth.hpp"
 #include "engine/mempool_sizing.hpp"
+#include "linkemu/link_registry.hpp"
 #include "log/log_types.hpp"
 #include "sched/dpdk/ethdev_xstats.hpp"
 
@@ -89,6 +91,7 @@ void Engine::build() {
   const Placement placement = place(placement_ports, placement_workers);
   placement_report_ = format_placement(placement_ports, placement_workers, placement);
   build_workers(placement);
+  connect_queue_depths();
 }
 
 Engine::~Engine() {
@@ -176,6 +179,9 @@ void Engine::create_mempools() {
     d.rx_descriptors += queues_[i].rx_descriptors(port.rx_descriptors);
     d.tx_descriptors += std::uint64_t{queues_[i].tx_queues} * port.tx_descriptors;
     d.pmd_held += port.extra_mbufs;
+    // Held packets come from the pool of the port that received them: any socket's.
+    d.bucket_holds = std::uint64_t{bond::kHeldPacketsPerWorker} * config_.workers.lcores.size() *
+                     config_.bonds.size();
     d.lcores = static_cast<std::uint32_t>(config_.workers.lcores.size() + 1);
     d.egress_ports = static_cast<std::uint32_t>(ports_.size());
     d.burst = config_.workers.burst;
@@ -252,6 +258,12 @@ std::unique_ptr<congestion::Source> make_congestion_source(
   if (c.source == "sim") {
     congestion::SimSettings settings;
     settings.pause_permille = c.sim_pause_permille;
+    settings.link_counters =
+        [port_ids](std::size_t member) -> std::optional<sched::CongestionCounters> {
+      const auto link = linkemu::attached_link(port_ids.at(member));
+      if (!link) return std::nullopt;
+      return link->congestion;
+    };
     return congestion::make_sim_source(settings, members.size());
   }
   return nullptr;
@@ -299,6 +311,7 @@ void Engine::build_workers(const Placement& placement) {
       buffer_of_port[p] = worker->tx_buffers.back().get();
     }
     build_routes(*worker, placement.per_worker[w], buffer_of_port);
+    build_tx_probes(*worker, buffer_of_port);
     workers_.push_back(std::move(worker));
   }
 }
@@ -341,6 +354,45 @@ void Engine::start_ports() {
   for (const auto& port : ports_)
     port->start();
   ports_started_ = true;
+}
+
+void Engine::build_tx_probes(Worker& worker, const std::vector<TxBuffer*>& buffer_of_port) {
+  const std::uint64_t interval_cycles = rte_get_tsc_hz() * kQueueProbeIntervalUs / 1'000'000;
+  probes_of_bond_.resize(bonds_.size());
+  for (std::size_t b = 0; b < bonds_.size(); ++b) {
+    std::vector<TxQueueProbe::MemberQueue> members(bonds_[b]->member_count());
+    for (std::size_t p = 0; p < ports_.size(); ++p) {
+      if (membership_[p].bond != b) continue;
+      TxQueueProbe::MemberQueue& member = members[membership_[p].member];
+      member.port = ports_[p]->id();
+      member.queue = static_cast<std::uint16_t>(worker.index);
+      member.ring_size = ports_[p]->tx_descriptors();
+      member.buffer = buffer_of_port[p];
+      rte_eth_txq_info info{};
+      if (rte_eth_tx_queue_info_get(member.port, member.queue, &info) == 0) {
+        if (info.nb_desc != 0) member.ring_size = info.nb_desc;
+        member.report_interval = std::max<std::uint32_t>(info.conf.tx_rs_thresh, 1);
+      }
+    }
+    worker.tx_probes.push_back(std::make_unique<TxQueueProbe>(worker.bond_egress[b].get(),
+                                                              std::move(members), interval_cycles));
+    probes_of_bond_[b].push_back(worker.tx_probes.back().get());
+  }
+}
+
+// Every bond's scheduler reads its members' queues from the workers' probes (and from a link
+// emulator attached to a member port), so lqf sees real queues and moves wait for what the workers
+// sent, without any other wiring.
+void Engine::connect_queue_depths() {
+  for (std::size_t b = 0; b < bonds_.size(); ++b) {
+    std::vector<std::uint16_t> member_ports(bonds_[b]->member_count(), 0);
+    for (std::size_t p = 0; p < ports_.size(); ++p) {
+      if (membership_[p].bond == b) member_ports[membership_[p].member] = ports_[p]->id();
+    }
+    schedulers_[b]->set_queue_depth(member_queue_depth(
+        b < probes_of_bond_.size() ? probes_of_bond_[b] : std::vector<const TxQueueProbe*>{},
+        std::move(member_ports)));
+  }
 }
 
 void Engine::start() {

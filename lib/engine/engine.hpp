@@ -88,6 +88,8 @@ class Engine {
   void build_workers(const Placement& placement);
   void build_routes(Worker& worker, const std::vector<RxQueueRef>& queues,
                     const std::vector<TxBuffer*>& buffer_of_port);
+  void build_tx_probes(Worker& worker, const std::vector<TxBuffer*>& buffer_of_port);
+  void connect_queue_depths();
 
   config::Config config_;
   std::vector<std::unique_ptr<drivers::EthdevPort>> ports_;
@@ -97,10 +99,11 @@ class Engine {
   std::vector<std::unique_ptr<bond::Bond>> bonds_;
   std::vector<std::unique_ptr<sched::BondScheduler>> schedulers_;  // by bond index
   std::vector<std::unique_ptr<Worker>> workers_;
-  std::vector<Endpoint> peer_of_port_;     // by port index
-  std::vector<std::size_t> peer_of_bond_;  // by bond index: a port index
-  std::vector<Membership> membership_;     // by port index
-  std::vector<PortQueues> queues_;         // by port index
+  std::vector<std::vector<const TxQueueProbe*>> probes_of_bond_;  // by bond: one per worker
+  std::vector<Endpoint> peer_of_port_;                            // by port index
+  std::vector<std::size_t> peer_of_bond_;                         // by bond index: a port index
+  std::vector<Membership> membership_;                            // by port index
+  std::vector<PortQueues> queues_;                                // by port index
   std::atomic<bool> running_{false};
   bool ports_started_ = false;
   bool control_started_ = false;  // bonds and schedulers started

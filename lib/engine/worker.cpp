@@ -39,12 +39,16 @@ void Worker::run() {
     }
     const std::uint64_t now = rte_rdtsc();
     if (now - last_drain >= drain_cycles) {
+      for (const auto& probe : tx_probes)
+        probe->measure(now, counters);
       drain();
       last_drain = now;
     }
     std::uint64_t pending = 0;
     for (const auto& buffer : tx_buffers)
       pending += buffer->pending();
+    for (const auto& egress : bond_egress)
+      pending += egress->held();
     if (pending != last_pending) {
       counters.buffered.set(pending);
       last_pending = pending;
@@ -55,6 +59,8 @@ void Worker::run() {
     rte_rcu_qsbr_quiescent(qsbr, index);
   }
   drain();
+  for (const auto& egress : bond_egress)
+    egress->drop_held(counters);
   counters.buffered.set(0);
   rte_rcu_qsbr_thread_offline(qsbr, index);
 }

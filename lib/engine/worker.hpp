@@ -15,6 +15,7 @@
 #include "bond/dpdk/bond_datapath.hpp"
 #include "engine/counters.hpp"
 #include "engine/tx_buffer.hpp"
+#include "engine/tx_queue_probe.hpp"
 
 namespace braid::engine {
 
@@ -44,6 +45,7 @@ struct Worker {
   std::vector<std::unique_ptr<TxBuffer>> tx_buffers;  // one per port, this worker's queue
   std::vector<std::unique_ptr<bond::BondEgress>> bond_egress;
   std::vector<std::unique_ptr<bond::BondIngress>> bond_ingress;
+  std::vector<std::unique_ptr<TxQueueProbe>> tx_probes;  // one per bond: its members' queues
   WorkerCounters counters;
   const std::atomic<bool>* running = nullptr;
   rte_rcu_qsbr* qsbr = nullptr;

@@ -22,6 +22,12 @@ void FlowletTracker::update(std::span<const BucketActivity> activity,
   primed_ = true;
 }
 
+void FlowletTracker::touch(std::span<const BucketActivity> activity) {
+  const std::size_t n = std::min(activity.size(), last_seen_ns_.size());
+  for (std::size_t b = 0; b < n; ++b)
+    last_seen_ns_[b] = std::max(last_seen_ns_[b], activity[b].last_seen_ns);
+}
+
 std::vector<bool> FlowletTracker::movable_mask(std::uint64_t now_ns) const {
   std::vector<bool> mask(last_seen_ns_.size());
   for (std::uint32_t b = 0; b < mask.size(); ++b)

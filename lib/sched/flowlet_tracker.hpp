@@ -32,6 +32,8 @@ class FlowletTracker {
   // One control period's observation. `smoothing_permille`: weight of the new period in the
   // load average (1000 = only the last period).
   void update(std::span<const BucketActivity> activity, std::uint32_t smoothing_permille);
+  // Between periods: only when buckets were last seen (the load is per period).
+  void touch(std::span<const BucketActivity> activity);
 
   // Idle for longer than the gap (or never seen) at `now_ns`. `extra_ns`: time the bucket's
   // last packet may still wait in its member's queue (a deep queue widens the gap).
@@ -40,6 +42,9 @@ class FlowletTracker {
     return last == 0 || (now_ns > last && now_ns - last > gap_ns_ + extra_ns);
   }
   std::vector<bool> movable_mask(std::uint64_t now_ns) const;
+  // When each bucket last carried a packet; 0: never.
+  std::uint64_t last_seen_ns(std::uint32_t bucket) const { return last_seen_ns_[bucket]; }
+  std::span<const std::uint64_t> last_seen_ns() const { return last_seen_ns_; }
 
   std::span<const double> load() const { return load_; }
   std::uint64_t gap_ns() const { return gap_ns_; }

@@ -9,7 +9,7 @@ class HashPolicy final : public Policy {
  public:
   PolicyKind kind() const override { return PolicyKind::kHash; }
   Plan plan(const PlanInput& in) override {
-    return {std::vector<MemberIndex>(in.buckets.begin(), in.buckets.end()), 0};
+    return {std::vector<MemberIndex>(in.buckets.begin(), in.buckets.end()), 0, {}};
   }
 };
 

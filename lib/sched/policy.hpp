@@ -34,11 +34,23 @@ struct PlanInput {
   std::span<const double> bucket_load;   // packets per period (smoothed), by bucket
   std::span<const bool> movable;         // idle longer than the flowlet gap, by bucket
   std::uint32_t max_moves = 0;           // per period: bounds churn and table work
+  // Busy buckets that can still move by being held first (held_moves.hpp): their member's
+  // queue stands longer than the flowlet gap, so they will not go idle by themselves. A policy
+  // asks for holds only where moving idle buckets could not bring a member back to its target.
+  // Empty: no holds.
+  std::span<const bool> holdable;
+  std::uint32_t max_holds = 0;  // per period
+};
+
+struct HoldRequest {
+  std::uint32_t bucket = 0;
+  MemberIndex to = 0;
 };
 
 struct Plan {
   std::vector<MemberIndex> buckets;  // the proposed table (a copy of the input when unchanged)
   std::uint32_t moved = 0;
+  std::vector<HoldRequest> holds;  // busy buckets to move by holding them first
 };
 
 class Policy {

@@ -1,5 +1,6 @@
 #include "sched/scheduler.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace braid::sched {
@@ -31,6 +32,7 @@ Scheduler::Scheduler(Settings settings, std::size_t members, std::uint32_t bucke
       previous_(members),
       last_inputs_(members),
       queue_depth_(members),
+      queues_(members),
       member_load_(members, 0.0),
       sent_before_(members, 0) {
   settings_.weights.resize(members, 1);
@@ -64,6 +66,87 @@ StepResult Scheduler::step(std::uint64_t now_ns, std::span<const MemberInput> me
   last_step_ns_ = now_ns;
   ++periods_;
   flowlets_.update(activity, settings_.aimd.smoothing_permille);
+  follow_feedback(now_ns, elapsed_ns, members);
+  const std::vector<std::uint32_t> effective = weights();
+  if (effective != last_weights_) {
+    last_weights_ = effective;
+    result.weights = effective;
+  }
+  std::vector<MemberState> states(aimd_.size());
+  for (std::size_t m = 0; m < states.size() && m < members.size(); ++m)
+    states[m] = {members[m].distributing, effective[m], members[m].queue_depth};
+  const std::vector<std::uint64_t> drain_ns = drain_times(members, elapsed_ns);
+  record_queues(now_ns, members);
+  std::vector<MemberIndex> table(buckets.begin(), buckets.end());
+  holds_.extend(drain_ns);
+  result.moved = release_due(now_ns, members, table);
+  // The policy sees held buckets on their destination (where their load is about to go) and
+  // may not move them again.
+  std::vector<MemberIndex> view = table;
+  holds_.show_destinations(view);
+  const std::uint32_t bucket_count = flowlets_.buckets();
+  const std::unique_ptr<bool[]> movable(new bool[bucket_count]());
+  const std::unique_ptr<bool[]> holdable(new bool[bucket_count]());
+  const std::unique_ptr<bool[]> held(new bool[bucket_count]());
+  holds_.mark_held(std::span<bool>(held.get(), bucket_count));
+  // Only a policy whose weights say what each member can carry holds busy buckets: lqf's equal
+  // shares would chase an elephant from one member's queue to the next.
+  const std::size_t busy = holds_.busy_in_progress();
+  const std::uint32_t holds_left = policy_->follows_feedback() && settings_.max_holds > busy
+                                       ? settings_.max_holds - static_cast<std::uint32_t>(busy)
+                                       : 0;
+  const std::uint64_t gap_ns = flowlets_.gap_ns();
+  for (std::uint32_t b = 0; b < bucket_count && b < view.size(); ++b) {
+    const MemberIndex member = view[b];
+    if (held[b]) continue;
+    const std::uint64_t drain = member < drain_ns.size() ? drain_ns[member] : 0;
+    // Idle past the gap and the time its member's queue takes to drain at the rate it sent last
+    // period: its last packet has probably left. The move itself waits until it certainly has.
+    movable[b] = flowlets_.movable(b, now_ns, drain);
+    // A queue that stands longer than the gap keeps its busy buckets from ever going idle long
+    // enough: they can move only by being held (held_moves.hpp).
+    holdable[b] = holds_left != 0 && !movable[b] && !holds_.resting(b, now_ns) &&
+                  member < members.size() && members[member].distributing &&
+                  members[member].queue_depth.has_value() && drain > gap_ns;
+  }
+  const std::span<const double> load = flowlets_.load();
+  std::fill(member_load_.begin(), member_load_.end(), 0.0);
+  for (std::size_t b = 0; b < view.size() && b < load.size(); ++b) {
+    if (view[b] < member_load_.size()) member_load_[view[b]] += load[b];
+  }
+  PlanInput input{states,
+                  view,
+                  load,
+                  std::span<const bool>(movable.get(), bucket_count),
+                  settings_.max_moves,
+                  std::span<const bool>(holdable.get(), bucket_count),
+                  holds_left};
+  Plan plan = policy_->plan(input);
+  // Every move starts held (held_moves.hpp): idle buckets complete theirs as soon as the workers
+  // have seen the hold, busy ones when their old member's queue has sent their last packet.
+  for (std::uint32_t b = 0; plan.moved != 0 && b < bucket_count && b < plan.buckets.size(); ++b) {
+    if (plan.buckets[b] == view[b]) continue;
+    holds_.begin(HeldMoves::Kind::kIdle, b, table[b], plan.buckets[b], now_ns,
+                 flowlets_.last_seen_ns(b), gap_ns,
+                 table[b] < drain_ns.size() ? drain_ns[table[b]] : 0);
+  }
+  for (const HoldRequest& hold : plan.holds) {
+    const MemberIndex from = table[hold.bucket];
+    holds_.begin(HeldMoves::Kind::kBusy, hold.bucket, from, hold.to, now_ns,
+                 flowlets_.last_seen_ns(hold.bucket), gap_ns, drain_ns[from]);
+  }
+  result.held = static_cast<std::uint32_t>(plan.holds.size());
+  holds_.mark_held(table);
+  // What can complete at once does (no worker to wait for in a simulation).
+  result.moved += release_due(now_ns, members, table);
+  flowlets_.count_moves(result.moved);
+  if (!std::equal(table.begin(), table.end(), buckets.begin(), buckets.end()))
+    result.buckets = std::move(table);
+  return result;
+}
+
+void Scheduler::follow_feedback(std::uint64_t now_ns, std::uint64_t elapsed_ns,
+                                std::span<const MemberInput> members) {
   for (std::size_t m = 0; m < aimd_.size() && m < members.size(); ++m) {
     queue_depth_[m] = members[m].queue_depth;
     if (elapsed_ns != 0) {
@@ -78,16 +161,24 @@ StepResult Scheduler::step(std::uint64_t now_ns, std::span<const MemberInput> me
              feedback_cause(last_inputs_[m], aimd_[m]));
     }
   }
-  const std::vector<std::uint32_t> effective = weights();
-  if (effective != last_weights_) {
-    last_weights_ = effective;
-    result.weights = effective;
+}
+
+void Scheduler::record_queues(std::uint64_t now_ns, std::span<const MemberInput> members) {
+  for (std::size_t m = 0; m < queues_.size(); ++m) {
+    if (m < members.size() && members[m].queue_depth &&
+        members[m].counters.has(CongestionCounters::kTxPackets)) {
+      queues_[m].record(std::min(now_ns, members[m].counted_ns), members[m].counters.tx_packets,
+                        *members[m].queue_depth);
+    } else {
+      queues_[m].clear();
+    }
   }
-  std::vector<MemberState> states(aimd_.size());
-  for (std::size_t m = 0; m < states.size() && m < members.size(); ++m)
-    states[m] = {members[m].distributing, effective[m], members[m].queue_depth};
-  // A bucket's last packet may still sit in its member's queue: the gap grows by the time that
-  // queue takes to drain at the rate the member actually sent last period.
+}
+
+// How long each member's queue takes to drain at the rate it actually sent last period (its
+// queue depth, when known, over its packets sent per ns); 0 without a depth.
+std::vector<std::uint64_t> Scheduler::drain_times(std::span<const MemberInput> members,
+                                                  std::uint64_t elapsed_ns) {
   std::vector<std::uint64_t> drain_ns(aimd_.size(), 0);
   for (std::size_t m = 0; m < drain_ns.size() && m < members.size(); ++m) {
     const double sent = static_cast<double>(members[m].counters.tx_packets - sent_before_[m]);
@@ -98,27 +189,34 @@ StepResult Scheduler::step(std::uint64_t now_ns, std::span<const MemberInput> me
                              : elapsed_ns;
     }
   }
-  const std::uint32_t bucket_count = flowlets_.buckets();
-  const std::unique_ptr<bool[]> movable(new bool[bucket_count]);
-  for (std::uint32_t b = 0; b < bucket_count; ++b) {
-    const std::uint64_t extra =
-        b < buckets.size() && buckets[b] < drain_ns.size() ? drain_ns[buckets[b]] : 0;
-    movable[b] = flowlets_.movable(b, now_ns, extra);
+  return drain_ns;
+}
+
+std::uint32_t Scheduler::release_due(std::uint64_t now_ns, std::span<const MemberInput> members,
+                                     std::span<MemberIndex> table) {
+  if (holds_.in_progress() == 0) return 0;
+  std::vector<MemberProgress> progress(aimd_.size());
+  for (std::size_t m = 0; m < progress.size() && m < members.size(); ++m) {
+    progress[m].distributing = members[m].distributing;
+    progress[m].queue_depth = members[m].queue_depth;
+    if (members[m].counters.has(CongestionCounters::kTxPackets))
+      progress[m].sent = members[m].counters.tx_packets;
+    progress[m].counted_ns = std::min(now_ns, members[m].counted_ns);
+    progress[m].history = &queues_[m];
   }
-  const std::span<const double> load = flowlets_.load();
-  std::fill(member_load_.begin(), member_load_.end(), 0.0);
-  for (std::size_t b = 0; b < buckets.size() && b < load.size(); ++b) {
-    if (buckets[b] < member_load_.size()) member_load_[buckets[b]] += load[b];
-  }
-  PlanInput input{states, buckets, load, std::span<const bool>(movable.get(), bucket_count),
-                  settings_.max_moves};
-  Plan plan = policy_->plan(input);
-  if (plan.moved != 0) {
-    flowlets_.count_moves(plan.moved);
-    result.moved = plan.moved;
-    result.buckets = std::move(plan.buckets);
-  }
-  return result;
+  return holds_.release_due(now_ns, table, progress, flowlets_.last_seen_ns(), member_load_);
+}
+
+std::optional<std::vector<MemberIndex>> Scheduler::release(std::uint64_t now_ns,
+                                                           std::span<const MemberInput> members,
+                                                           std::span<const BucketActivity> activity,
+                                                           std::span<const MemberIndex> buckets) {
+  flowlets_.touch(activity);
+  std::vector<MemberIndex> table(buckets.begin(), buckets.end());
+  const std::uint32_t released = release_due(now_ns, members, table);
+  if (released == 0) return std::nullopt;
+  flowlets_.count_moves(released);
+  return table;
 }
 
 void Scheduler::set_policy(PolicyKind kind, std::uint64_t now_ns) {
@@ -158,6 +256,8 @@ Snapshot Scheduler::snapshot() const {
   snap.period_ns = settings_.period_ns;
   snap.periods = periods_;
   snap.moves = flowlets_.moves();
+  snap.held_moves = holds_.busy_completed();
+  snap.holding = static_cast<std::uint32_t>(holds_.busy_in_progress());
   snap.weight_changes = weight_changes_;
   const std::vector<std::uint32_t> effective = weights();
   for (std::size_t m = 0; m < aimd_.size(); ++m) {

@@ -15,11 +15,15 @@
 #include "sched/aimd.hpp"
 #include "sched/congestion.hpp"
 #include "sched/flowlet_tracker.hpp"
+#include "sched/held_moves.hpp"
 #include "sched/policy.hpp"
+#include "sched/queue_history.hpp"
 
 namespace braid::sched {
 
 inline constexpr std::uint64_t kDefaultPeriodNs = 10'000'000;  // 10 ms
+// MemberInput::counted_ns for an input that is complete as of now (simulations, tests).
+inline constexpr std::uint64_t kCountedNow = UINT64_MAX;
 inline constexpr std::size_t kHistoryCapacity = 128;
 
 struct Settings {
@@ -28,6 +32,7 @@ struct Settings {
   std::uint64_t flowlet_gap_ns = kDefaultFlowletGapNs;
   std::uint64_t period_ns = kDefaultPeriodNs;
   std::uint32_t max_moves = 64;  // buckets per period
+  std::uint32_t max_holds = 2;   // busy buckets held at a time (held_moves.hpp); 0: never
   AimdSettings aimd;
   ScoreSettings score;
 };
@@ -35,13 +40,17 @@ struct Settings {
 struct MemberInput {
   bool distributing = false;
   std::optional<std::uint32_t> queue_depth;
+  // Every worker had seen the tables published before this time, and everything they distributed
+  // to the member before it is in queue_depth (when known) or already sent (held_moves.hpp).
+  std::uint64_t counted_ns = kCountedNow;
   CongestionCounters counters;  // cumulative
 };
 
 struct StepResult {
   std::optional<std::vector<std::uint32_t>> weights;  // new effective weights, when changed
-  std::optional<std::vector<MemberIndex>> buckets;    // new table, when buckets moved
-  std::uint32_t moved = 0;
+  std::optional<std::vector<MemberIndex>> buckets;    // new table, when moves began or completed
+  std::uint32_t moved = 0;                            // moves completed
+  std::uint32_t held = 0;                             // busy buckets whose hold began
 };
 
 struct WeightChange {
@@ -69,6 +78,8 @@ struct Snapshot {
   std::uint64_t period_ns = 0;
   std::uint64_t periods = 0;
   std::uint64_t moves = 0;
+  std::uint64_t held_moves = 0;  // moves of busy buckets completed by holding them
+  std::uint32_t holding = 0;     // busy buckets held now
   std::uint64_t weight_changes = 0;
   std::vector<MemberSnapshot> members;
   std::vector<WeightChange> history;  // oldest first, at most kHistoryCapacity
@@ -80,6 +91,16 @@ class Scheduler {
 
   StepResult step(std::uint64_t now_ns, std::span<const MemberInput> members,
                   std::span<const BucketActivity> activity, std::span<const MemberIndex> buckets);
+  // Between periods: completes the moves whose bucket's last packet has left its old member
+  // (held_moves.hpp). `members` and `activity` as for step(), read now (the old members' sent
+  // counters and the buckets' last packets decide); `buckets`: the table as published. The new
+  // table when any move completed.
+  std::optional<std::vector<MemberIndex>> release(std::uint64_t now_ns,
+                                                  std::span<const MemberInput> members,
+                                                  std::span<const BucketActivity> activity,
+                                                  std::span<const MemberIndex> buckets);
+  // When release() next has work; 0 when nothing is held.
+  std::uint64_t next_release_ns() const { return holds_.next_release_ns(); }
 
   // Run-time changes (console): effective from the next step.
   void set_policy(PolicyKind kind, std::uint64_t now_ns);
@@ -97,14 +118,23 @@ class Scheduler {
  private:
   void record(std::uint64_t now_ns, std::size_t member, std::uint32_t from, std::uint32_t to,
               std::string cause);
+  std::vector<std::uint64_t> drain_times(std::span<const MemberInput> members,
+                                         std::uint64_t elapsed_ns);
+  std::uint32_t release_due(std::uint64_t now_ns, std::span<const MemberInput> members,
+                            std::span<MemberIndex> table);
+  void record_queues(std::uint64_t now_ns, std::span<const MemberInput> members);
+  void follow_feedback(std::uint64_t now_ns, std::uint64_t elapsed_ns,
+                       std::span<const MemberInput> members);
 
   Settings settings_;
   std::unique_ptr<Policy> policy_;
   FlowletTracker flowlets_;
+  HeldMoves holds_;
   std::vector<AimdController> aimd_;
   std::vector<CongestionCounters> previous_;
   std::vector<CongestionInputs> last_inputs_;
   std::vector<std::optional<std::uint32_t>> queue_depth_;
+  std::vector<QueueHistory> queues_;  // by member
   std::vector<double> member_load_;
   std::vector<std::uint64_t> sent_before_;
   std::vector<std::uint32_t> last_weights_;

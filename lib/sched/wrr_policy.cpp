@@ -13,7 +13,7 @@ class WrrPolicy final : public Policy {
   PolicyKind kind() const override { return PolicyKind::kWrr; }
 
   Plan plan(const PlanInput& in) override {
-    Plan plan{std::vector<MemberIndex>(in.buckets.begin(), in.buckets.end()), 0};
+    Plan plan{std::vector<MemberIndex>(in.buckets.begin(), in.buckets.end()), 0, {}};
     std::vector<std::uint32_t> weights(in.members.size(), 0);
     for (std::size_t m = 0; m < in.members.size(); ++m)
       weights[m] = in.members[m].distributing ? in.members[m].weight : 0;

@@ -221,6 +221,7 @@ print("file_prefix", eal.get("file_prefix", "braid"))
 print("lcores_remapped", int(remapped))
 print("worker_lcores", *lcores)
 print("burst", int(workers.get("burst", 32)))
+print("bonds", len(doc.get("bonds") or []))
 ports = doc.get("ports") or []
 if not isinstance(ports, list):
     sys.exit(f"config {path}: ports must be a list")
@@ -259,6 +260,7 @@ for i, port in enumerate(ports):
       lcores_remapped) CONFIG_LCORES_REMAPPED=$rest ;;
       worker_lcores) read -r -a CONFIG_WORKER_LCORES <<<"$rest" ;;
       burst) CONFIG_BURST=$rest ;;
+      bonds) CONFIG_BONDS=$rest ;;
       port)
         read -r name device rxq txq rxd txd mtu extra slow_rxd <<<"$rest"
         CONFIG_PORT_NAMES+=("$name")
@@ -293,12 +295,14 @@ port_memory_node() {
 # Hugepage memory per NUMA node for the loaded config. The mbuf count is braid's own formula
 # (lib/engine/mempool_sizing.hpp, Engine::create_mempools); the rest is DPDK's overhead:
 #
-#   mbufs(node)  = rx_desc + tx_desc + pmd_held + lcores*burst*(ports+1) + lcores*256*3/2
+#   mbufs(node)  = rx_desc + tx_desc + pmd_held + held + lcores*burst*(ports+1) + lcores*256*3/2
 #                  + that sum / 8 + 1024
 #                  (rx_desc = sum of rx_queues*rx_descriptors of the node's ports, plus 128 for
 #                   each bond member's slow-protocol RX queue unless its bond's slow_steering is
 #                   off; tx_desc likewise, a bond member having one TX queue more than the
-#                   workers; lcores = workers + the main lcore; ports = every port of the config)
+#                   workers; held = 2048 packets per worker and bond, what workers may hold for
+#                   buckets being moved (kHeldPacketsPerWorker); lcores = workers + the main
+#                   lcore; ports = every port of the config)
 #   data_room    = 2176 (RTE_MBUF_DEFAULT_BUF_SIZE) when mtu <= 1500, else
 #                  mtu + 14 (Ethernet) + 4 (CRC) + 8 (two VLAN tags) + 128 (headroom)
 #   mbuf_bytes   = data_room + 128 (struct rte_mbuf) + 128 (mempool object header, aligned to a
@@ -320,6 +324,7 @@ readonly MBUF_DEFAULT_DATA_ROOM=2176
 readonly MBUF_STRUCT_BYTES=128
 readonly MEMPOOL_OBJECT_OVERHEAD_BYTES=128
 readonly DESCRIPTOR_RING_BYTES=128
+readonly HELD_PACKETS_PER_WORKER=2048
 
 hugepage_demand() {
   local -A rx_desc=() tx_desc=() pmd_held=() max_mtu=() has_ports=()
@@ -337,13 +342,14 @@ hugepage_demand() {
   main_node=${main_node:-0}
   local -a nodes
   mapfile -t nodes < <(printf '%s\n' "${!has_ports[@]}" "$main_node" | sort -n -u)
+  local held=$((HELD_PACKETS_PER_WORKER * ${#CONFIG_WORKER_LCORES[@]} * CONFIG_BONDS))
   local in_worker in_caches total mbufs data_room mbuf_bytes ring_slots bytes
   for node in "${nodes[@]}"; do
     bytes=$HUGEPAGE_HEADROOM_BYTES mbufs=0 data_room=0
     if [[ -n "${has_ports[$node]:-}" ]]; then
       in_worker=$((lcores * CONFIG_BURST * (ports + 1)))
       in_caches=$((lcores * MEMPOOL_CACHE_SIZE * 3 / 2))
-      total=$((rx_desc[$node] + tx_desc[$node] + pmd_held[$node] + in_worker + in_caches))
+      total=$((rx_desc[$node] + tx_desc[$node] + pmd_held[$node] + held + in_worker + in_caches))
       mbufs=$((total + total / 8 + 1024))
       data_room=$MBUF_DEFAULT_DATA_ROOM
       if ((max_mtu[$node] + 14 + 4 + 8 + 128 > data_room)); then

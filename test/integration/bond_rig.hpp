@@ -1,12 +1,19 @@
 // A bond under test: a host ring port cross-connected to a bond of ring-port members, traffic
 // of many flows injected on the host side and taken from each member's TX ring, with the test
 // thread acting as braid's control thread (it calls Engine::poll_control).
+//
+// With `links`, each member's TX ring feeds an emulated link (drivers/linkemu: rate, queue,
+// latency, loss, PFC-like pauses) whose far end is a ring this rig reads: braid then sees the
+// links' queue depths and congestion counters as it would a NIC's, and reordering is judged by
+// arrival time at the far end, which is what a partner sees.
 #pragma once
 
 #include <rte_ethdev.h>
 
 #include <functional>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,6 +21,7 @@
 #include "config/config_loader.hpp"
 #include "eal_environment.hpp"
 #include "engine/engine.hpp"
+#include "linkemu/ring_link.hpp"
 #include "port/slow_protocols.hpp"
 #include "traffic.hpp"
 
@@ -21,7 +29,8 @@ namespace braid::test {
 
 class BondRig {
  public:
-  BondRig(std::size_t members, const std::string& bond_settings, std::uint32_t flows = 4096)
+  BondRig(std::size_t members, const std::string& bond_settings, std::uint32_t flows = 4096,
+          std::optional<linkemu::LinkSettings> links = std::nullopt)
       : host_(unique_name("host")), flows_(flows), tracker_(flows), received_(members, 0) {
     for (std::size_t m = 0; m < members; ++m) {
       members_.push_back(std::make_unique<RingPort>(unique_name("member")));
@@ -35,7 +44,30 @@ class BondRig {
     yaml += "bonds:\n  - {name: up, members: [" + names + "]" + bond_settings + "}\n";
     yaml += "cross_connect: [[host, up]]\nworkers: {lcores: [1]}\n";
     engine_ = std::make_unique<engine::Engine>(config::parse_config(yaml, "bond-rig"));
+    if (links) {
+      for (std::size_t m = 0; m < members; ++m) {
+        rte_ring* far_end = rte_ring_create(unique_name("far").c_str(), kFarEndRing, 0,
+                                            RING_F_SP_ENQ | RING_F_SC_DEQ);
+        if (far_end == nullptr) throw std::runtime_error("cannot create a far-end ring");
+        far_ends_.push_back(far_end);
+        links_.push_back(std::make_unique<linkemu::RingLink>(
+            members_[m]->port_id(), members_[m]->from_port(), far_end, *links));
+      }
+    }
   }
+
+  ~BondRig() {
+    engine_->stop();  // no worker may be inside a link's TX callback any more
+    links_.clear();
+    for (rte_ring* ring : far_ends_) {
+      rte_mbuf* leftover = nullptr;
+      while (rte_ring_dequeue(ring, reinterpret_cast<void**>(&leftover)) == 0)
+        rte_pktmbuf_free(leftover);
+      rte_ring_free(ring);
+    }
+  }
+  BondRig(const BondRig&) = delete;
+  BondRig& operator=(const BondRig&) = delete;
 
   engine::Engine& engine() { return *engine_; }
   bond::Bond& bond() { return engine_->bond(0); }
@@ -54,9 +86,10 @@ class BondRig {
     rte_mbuf* burst[64];
     std::uint32_t made = 0;
     for (; made < count && made < 64; ++made) {
-      burst[made] = flows_.make(test_mempool(), next_flow_);
+      const std::uint32_t flow = order_.empty() ? next_flow_ : order_[next_flow_];
+      burst[made] = flows_.make(test_mempool(), flow);
       if (burst[made] == nullptr) break;
-      next_flow_ = (next_flow_ + 1) % flows_.size();
+      next_flow_ = (next_flow_ + 1) % (order_.empty() ? flows_.size() : order_.size());
     }
     const unsigned queued =
         rte_ring_enqueue_burst(host_.to_port(), reinterpret_cast<void**>(burst), made, nullptr);
@@ -69,12 +102,18 @@ class BondRig {
 
   void drain_members() {
     for (std::size_t m = 0; m < members_.size(); ++m) {
-      members_[m]->drain([&](const rte_mbuf* frame) {
+      rte_ring* from = members_[m]->from_port();
+      if (!links_.empty()) {
+        links_[m]->poll();
+        from = far_ends_[m];
+      }
+      drain_ring(from, [&](const rte_mbuf* frame) {
         if (drivers::is_slow_protocols(frame)) {
           ++slow_frames_;
           return;
         }
-        const Stamp stamp = FlowSet::stamp_of(frame);
+        Stamp stamp = FlowSet::stamp_of(frame);
+        if (const auto arrived = linkemu::RingLink::arrival_ns(frame)) stamp.time = *arrived;
         tracker_.seen(stamp, static_cast<int>(m));
         if (observer_) observer_(stamp, static_cast<int>(m));
         ++received_[m];
@@ -90,6 +129,21 @@ class BondRig {
     settle();
   }
 
+  // Injects at `pps` on the clock for `duration_ns`, as pump() does. A harness that was
+  // descheduled catches up at most kCatchUpNs of traffic, so it does not hit the links with a
+  // burst no sender would make.
+  void run_at_rate(double pps, std::uint64_t duration_ns) {
+    const std::uint64_t start = monotonic_ns();
+    std::uint64_t last = start;
+    double credit = 0;
+    for (std::uint64_t now = start; now - start < duration_ns; now = monotonic_ns()) {
+      credit = std::min(credit + pps * static_cast<double>(now - last) / 1e9,
+                        pps * static_cast<double>(kCatchUpNs) / 1e9);
+      last = now;
+      credit -= pump(static_cast<std::uint32_t>(std::min(credit, 64.0)));
+    }
+  }
+
   // Runs control work and drains until every injected packet is accounted for.
   void settle() {
     const std::uint64_t deadline = monotonic_ns() + 30'000'000'000ull;
@@ -97,14 +151,34 @@ class BondRig {
       drain_members();
       engine_->poll_control(monotonic_ns());
       const engine::CounterTotals totals = engine_->totals();
-      // Everything received has left (sent, dropped or handed to control): nothing in flight.
+      // Everything received has left (sent, dropped or handed to control): nothing in flight,
+      // in braid or on a link.
       if (totals.rx_packets[host_.port_id()] == injected_ &&
-          totals.rx() == totals.tx() + totals.dropped() + totals.to_control) {
+          totals.rx() == totals.tx() + totals.dropped() + totals.to_control &&
+          links_in_flight() == 0) {
         break;
       }
     }
     for (int i = 0; i < 100; ++i)
       drain_members();
+  }
+
+  // Emulated links (constructed with `links`).
+  linkemu::RingLink& link(std::size_t m) { return *links_.at(m); }
+  // Packets the links took from the members and did not deliver, by any reason.
+  std::uint64_t link_drops() const {
+    std::uint64_t drops = 0;
+    for (const auto& link : links_) {
+      const linkemu::RingLinkStats stats = link->stats();
+      drops += stats.dropped_queue + stats.lost + stats.peer_full;
+    }
+    return drops;
+  }
+  std::uint64_t links_in_flight() const {
+    std::uint64_t held = 0;
+    for (const auto& link : links_)
+      held += link->in_flight();
+    return held;
   }
 
   void run_control_for(std::uint64_t ns) {
@@ -114,21 +188,33 @@ class BondRig {
   }
 
   std::uint64_t slow_frames() const { return slow_frames_; }
+  // Flows in this order, cycled (e.g. trace::make_packet_flows for skewed traffic), instead of
+  // round robin.
+  void inject_in_order(std::vector<std::uint32_t> order) {
+    order_ = std::move(order);
+    next_flow_ = 0;
+  }
   // Called for every data packet taken from a member (benchmarks time events with it).
   void observe(std::function<void(const Stamp&, int member)> observer) {
     observer_ = std::move(observer);
   }
 
  private:
+  static constexpr unsigned kFarEndRing = 4096;
+  static constexpr std::uint64_t kCatchUpNs = 2'000'000;
+
   RingPort host_;
   std::vector<std::unique_ptr<RingPort>> members_;
   FlowSet flows_;
   FlowTracker tracker_;
   std::unique_ptr<engine::Engine> engine_;
+  std::vector<rte_ring*> far_ends_;
+  std::vector<std::unique_ptr<linkemu::RingLink>> links_;
   std::vector<std::uint64_t> received_;
   std::uint64_t injected_ = 0;
   std::uint64_t slow_frames_ = 0;
   std::uint32_t next_flow_ = 0;
+  std::vector<std::uint32_t> order_;
   std::function<void(const Stamp&, int)> observer_;
 };
 

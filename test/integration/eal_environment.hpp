@@ -21,6 +21,18 @@ class EalEnvironment : public ::testing::Environment {
   void TearDown() override;
 };
 
+// Takes every frame on `ring`, shows each to `visit`, and frees it.
+template <typename Visit>
+void drain_ring(rte_ring* ring, Visit visit) {
+  rte_mbuf* burst[64];
+  unsigned n = 0;
+  while ((n = rte_ring_dequeue_burst(ring, reinterpret_cast<void**>(burst), 64, nullptr)) != 0) {
+    for (unsigned i = 0; i < n; ++i)
+      visit(static_cast<const rte_mbuf*>(burst[i]));
+    rte_pktmbuf_free_bulk(burst, n);
+  }
+}
+
 // A pair of rings exposed as one ethdev (rte_eth_from_rings): the test enqueues on `to_port`
 // (the port's RX) and dequeues on `from_port` (the port's TX). The port has `tx_queues` TX queues
 // that all feed `from_port` (multi-producer: a worker and the control thread may both send).
@@ -39,18 +51,11 @@ class RingPort {
   // Takes every frame the port has sent so far, shows each to `visit`, and frees it.
   template <typename Visit>
   void drain(Visit visit) {
-    rte_mbuf* burst[64];
-    unsigned n = 0;
-    while ((n = rte_ring_dequeue_burst(from_port_, reinterpret_cast<void**>(burst), 64, nullptr)) !=
-           0) {
-      for (unsigned i = 0; i < n; ++i)
-        visit(static_cast<const rte_mbuf*>(burst[i]));
-      rte_pktmbuf_free_bulk(burst, n);
-    }
+    drain_ring(from_port_, visit);
   }
 
  private:
-  static constexpr std::size_t kSendTimeOffset = 56;  // Stamp::sent_tsc in traffic.hpp
+  static constexpr std::size_t kSendTimeOffset = 56;  // Stamp::time in traffic.hpp
   static std::uint16_t stamp_send_time(std::uint16_t port, std::uint16_t queue, rte_mbuf** packets,
                                        std::uint16_t count, void* user);
 

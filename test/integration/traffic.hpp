@@ -19,8 +19,10 @@ inline constexpr std::size_t kStampOffset = 48;  // inside the UDP payload of a 
 struct Stamp {
   std::uint32_t flow = 0;
   std::uint32_t sequence = 0;
-  std::uint64_t sent_tsc = 0;  // written by a TX callback on ring ports (RingPort): when the
-                               // bond handed the packet to the member, 0 if not stamped
+  // The time whose order a flow's packets must keep, 0 if not stamped: when the bond handed the
+  // packet to the member (a TX callback on ring ports, RingPort, writes the TSC), or, behind an
+  // emulated link, when it arrived at the far end (BondRig fills in the link's RX timestamp).
+  std::uint64_t time = 0;
 };
 
 class FlowSet {
@@ -73,27 +75,27 @@ class FlowTracker {
   static constexpr int kNone = -1;
 
   explicit FlowTracker(std::uint32_t flows)
-      : member_(flows, kNone), last_(flows, 0), last_tsc_(flows, 0) {}
+      : member_(flows, kNone), last_(flows, 0), last_time_(flows, 0) {}
 
   void seen(const Stamp& stamp, int member) {
     if (stamp.flow >= member_.size()) {
       ++foreign_;
       return;
     }
-    // Reordered means sent out of order. With a send timestamp, the order this thread happens
-    // to read the members' rings in does not matter (a packet read late from one ring may still
-    // have been sent first); without one, reading order stands in for it.
-    const std::uint64_t last_tsc = last_tsc_[stamp.flow];
+    // Reordered means sent (or, behind emulated links, arrived) out of order. With a timestamp,
+    // the order this thread happens to read the members' rings in does not matter (a packet read
+    // late from one ring may still have been sent first); without one, reading order stands in.
+    const std::uint64_t last_time = last_time_[stamp.flow];
     const bool later_sequence = stamp.sequence > last_[stamp.flow];
-    if (stamp.sent_tsc != 0 && last_tsc != 0) {
+    if (stamp.time != 0 && last_time != 0) {
       // One burst shares one timestamp: equal stamps are in order.
-      if (later_sequence ? stamp.sent_tsc < last_tsc : stamp.sent_tsc > last_tsc) ++reordered_;
+      if (later_sequence ? stamp.time < last_time : stamp.time > last_time) ++reordered_;
     } else if (!later_sequence) {
       ++reordered_;
     }
     if (later_sequence) {
       last_[stamp.flow] = stamp.sequence;
-      last_tsc_[stamp.flow] = stamp.sent_tsc;
+      last_time_[stamp.flow] = stamp.time;
     }
     member_[stamp.flow] = member;
     ++received_;
@@ -108,7 +110,7 @@ class FlowTracker {
  private:
   std::vector<int> member_;
   std::vector<std::uint32_t> last_;
-  std::vector<std::uint64_t> last_tsc_;
+  std::vector<std::uint64_t> last_time_;
   std::uint64_t received_ = 0;
   std::uint64_t reordered_ = 0;
   std::uint64_t foreign_ = 0;

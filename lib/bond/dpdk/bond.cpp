@@ -314,7 +314,9 @@ bool Bond::publish_assignment(std::span<const MemberIndex> buckets, std::uint64_
   std::uint32_t moved = 0;
   for (std::size_t b = 0; b < buckets.size(); ++b) {
     if (buckets[b] != buckets_[b]) {
-      if (buckets[b] >= members_.size() || !current->distributing[buckets[b]]) return false;
+      const bool held = buckets[b] == kHeldBucket;
+      if (!held && (buckets[b] >= members_.size() || !current->distributing[buckets[b]]))
+        return false;
       ++moved;
     }
   }

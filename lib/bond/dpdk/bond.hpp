@@ -103,7 +103,8 @@ class Bond {
     record_activity_.store(managed, std::memory_order_relaxed);
   }
   // Publishes `buckets` (same size as the table) through the same RCU path as rebuilds. Refused
-  // (false) when a bucket names a member that does not distribute in the current table.
+  // (false) when a bucket names a member that does not distribute in the current table; a
+  // bucket may be kHeldBucket (workers hold its packets until a later table names its member).
   bool publish_assignment(std::span<const MemberIndex> buckets, std::uint64_t now_ns,
                           const std::string& cause);
   const std::vector<MemberIndex>& assignment() const { return buckets_; }

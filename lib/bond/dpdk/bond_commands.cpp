@@ -162,11 +162,14 @@ void show_distribution(const Bond& bond, Output& out) {
     members.row({member.name, member.buckets, std::string(share)});
   }
   if (table == nullptr) return;
-  // The first 64 buckets as member indices: enough to see the interleaving at a glance.
+  // The first 64 buckets as member indices: enough to see the interleaving at a glance
+  // ('-' no member, 'h' held: being moved by the scheduler).
   std::string map;
   for (std::size_t b = 0; b < std::min<std::size_t>(64, table->buckets.size()); ++b) {
     const MemberIndex member = table->buckets[b];
-    map += member == kNoMember ? '-' : static_cast<char>('0' + member % 10);
+    map += member == kNoMember     ? '-'
+           : member == kHeldBucket ? 'h'
+                                   : static_cast<char>('0' + member % 10);
   }
   section.value("first_64_buckets", map);
 }

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "bond/bucket_activity.hpp"
+#include "bond/dpdk/bucket_hold.hpp"
 #include "bond/dpdk/table_publisher.hpp"
 #include "engine/counters.hpp"
 #include "engine/tx_buffer.hpp"
@@ -44,7 +45,7 @@ class BondEgress {
 
   void send(rte_mbuf** packets, std::uint16_t n, engine::WorkerCounters& counters) {
     const BondTable* table = shared_->publisher->current();
-    if (table != seen_) adopt(table, counters);
+    if (table->generation != seen_) adopt(table, counters);
     std::array<std::uint32_t, engine::kMaxBurst> hashes;
     flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, hashes.data());
     std::array<rte_mbuf*, engine::kMaxBurst> unsendable;
@@ -55,25 +56,46 @@ class BondEgress {
       for (std::uint16_t i = 0; i < n; ++i)
         activity_->record(hashes[i] >> table->bucket_shift, stamp);
     }
+    std::uint16_t hold_full = 0;
     for (std::uint16_t i = 0; i < n; ++i) {
       const MemberIndex member = table->member_for(hashes[i]);
-      if (member == kNoMember) {
-        unsendable[dropped++] = packets[i];
-      } else {
+      if (member < kHeldBucket) {
         member_tx_[member]->add_one(packets[i]);
+      } else if (member == kNoMember || !hold_.push(packets[i], hashes[i])) {
+        unsendable[dropped++] = packets[i];
+        hold_full += member == kHeldBucket ? 1 : 0;
       }
     }
     if (dropped != 0) {
-      counters.drops[static_cast<std::size_t>(engine::DropReason::kNoMember)].add(dropped);
+      counters.drops[static_cast<std::size_t>(engine::DropReason::kNoMember)].add(dropped -
+                                                                                  hold_full);
+      if (hold_full != 0)
+        counters.drops[static_cast<std::size_t>(engine::DropReason::kFlowletHold)].add(hold_full);
       rte_pktmbuf_free_bulk(unsendable.data(), dropped);
     }
+  }
+
+  // At the drain tick (engine::TxQueueProbe): takes the newest table even when no packet came
+  // for this bond, so held packets it releases leave, and the queue measurement that follows
+  // tells the scheduler this worker has seen it.
+  void refresh(engine::WorkerCounters& counters) {
+    const BondTable* table = shared_->publisher->current();
+    if (table->generation != seen_) adopt(table, counters);
+  }
+  // Packets held for buckets being moved (in flight, for the accounting invariant).
+  std::uint32_t held() const { return hold_.size(); }
+  // The worker stops: what it held is dropped and counted.
+  void drop_held(engine::WorkerCounters& counters) {
+    counters.drops[static_cast<std::size_t>(engine::DropReason::kFlowletHold)].add(
+        hold_.free_all());
   }
 
  private:
   // A new generation: packets waiting for a member that no longer distributes are re-hashed
   // onto the new table instead of being sent on a dead link.
   void adopt(const BondTable* table, engine::WorkerCounters& counters) {
-    seen_ = table;
+    seen_ = table->generation;
+    if (hold_.size() != 0) release_held(*table, counters);
     for (std::uint16_t m = 0; m < shared_->member_count; ++m) {
       if (member_tx_[m]->pending() == 0) continue;
       if (table->distributing[m]) {
@@ -90,10 +112,28 @@ class BondEgress {
     }
   }
 
+  // Held buckets the new table gives a member: what this worker held for them goes there now,
+  // ahead of their next packets.
+  void release_held(const BondTable& table, engine::WorkerCounters& counters) {
+    hold_.release([&](rte_mbuf* packet, std::uint32_t hash) {
+      const MemberIndex member = table.member_for(hash);
+      if (member == kHeldBucket) return false;
+      if (member == kNoMember) {
+        counters.drops[static_cast<std::size_t>(engine::DropReason::kNoMember)].add(1);
+        rte_pktmbuf_free(packet);
+      } else {
+        member_tx_[member]->add_one(packet);
+      }
+      return true;
+    });
+  }
+
   const BondShared* shared_;
   std::array<engine::TxBuffer*, kMaxMembers> member_tx_;
   BucketActivityArray* activity_;
-  const BondTable* seen_ = nullptr;
+  // The generation, not the address: a freed table's address may come back for a newer one.
+  std::uint64_t seen_ = 0;
+  BucketHold hold_;
 };
 
 class BondIngress {

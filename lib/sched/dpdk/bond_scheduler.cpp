@@ -14,6 +14,7 @@ Settings settings_from_config(const config::SchedulerConfig& config, std::size_t
   settings.flowlet_gap_ns = std::uint64_t{config.flowlet_gap_us} * 1000;
   settings.period_ns = std::uint64_t{config.period_ms} * 1'000'000;
   settings.max_moves = config.max_moves;
+  settings.max_holds = config.max_holds;
   settings.aimd = {config.aimd.floor_permille,      config.aimd.ceiling_permille,
                    config.aimd.decrease_permille,   config.aimd.increase_permille,
                    config.aimd.hysteresis_permille, config.aimd.smoothing_permille};
@@ -59,7 +60,11 @@ void BondScheduler::gather_activity(std::uint64_t now_ns) {
       if (!worker) continue;
       const std::uint32_t worker_packets = worker->packets(b);
       packets += worker_packets;
-      if (worker_packets != 0) idle = std::min(idle, now_stamp - worker->stamp(b));
+      if (worker_packets == 0) continue;
+      // A worker may stamp a bucket after `now_stamp` was read: that is "just now", not a
+      // wrapped-around age of half an hour.
+      const auto age = static_cast<std::int32_t>(now_stamp - worker->stamp(b));
+      idle = std::min(idle, age > 0 ? static_cast<std::uint32_t>(age) : 0u);
     }
     // The workers' counts are 32-bit and wrap; the tracker only uses differences.
     activity_[b].packets = packets;
@@ -72,16 +77,40 @@ void BondScheduler::gather_activity(std::uint64_t now_ns) {
   }
 }
 
-std::uint64_t BondScheduler::poll(std::uint64_t now_ns) {
-  if (now_ns < next_ns_) return next_ns_;
-  next_ns_ = now_ns + scheduler_.settings().period_ns;
-  gather_activity(now_ns);
+void BondScheduler::gather_inputs(std::uint64_t now_ns) {
   const bond::BondTable* table = bond_.table();
   for (std::size_t m = 0; m < inputs_.size(); ++m) {
     inputs_[m].distributing = table != nullptr && table->distributing[m];
-    inputs_[m].queue_depth = queue_depth_ ? queue_depth_(m) : std::nullopt;
+    const MemberQueue queue =
+        queue_depth_ ? queue_depth_(m) : MemberQueue{std::nullopt, kCountedNow};
+    inputs_[m].queue_depth = queue.packets;
+    inputs_[m].counted_ns = queue.counted_ns;
     if (source_) inputs_[m].counters = source_->read(m, now_ns);
   }
+}
+
+std::uint64_t BondScheduler::next_wakeup_ns() const {
+  const std::uint64_t release_ns = scheduler_.next_release_ns();
+  return release_ns != 0 ? std::min(next_ns_, release_ns) : next_ns_;
+}
+
+std::uint64_t BondScheduler::poll(std::uint64_t now_ns) {
+  // Inputs before activity: a packet a worker distributed before the time the inputs count up
+  // to is then in the activity read after (held_moves.hpp relies on it).
+  if (now_ns < next_ns_) {
+    // Between periods only moves in progress have work.
+    const std::uint64_t release_ns = scheduler_.next_release_ns();
+    if (release_ns != 0 && now_ns >= release_ns) {
+      gather_inputs(now_ns);
+      gather_activity(now_ns);
+      if (auto table = scheduler_.release(now_ns, inputs_, activity_, bond_.assignment()))
+        bond_.publish_assignment(*table, now_ns, "moves completed");
+    }
+    return next_wakeup_ns();
+  }
+  next_ns_ = now_ns + scheduler_.settings().period_ns;
+  gather_inputs(now_ns);
+  gather_activity(now_ns);
   const StepResult result = scheduler_.step(now_ns, inputs_, activity_, bond_.assignment());
   if (result.weights) bond_.set_weight_targets(*result.weights, now_ns);
   if (result.buckets) bond_.publish_assignment(*result.buckets, now_ns, "flowlet moves");
@@ -95,7 +124,7 @@ std::uint64_t BondScheduler::poll(std::uint64_t now_ns) {
                  change.member, change.from, change.to, change.cause.c_str());
   }
   history_logged_ = snap.weight_changes;
-  return next_ns_;
+  return next_wakeup_ns();
 }
 
 bool BondScheduler::set_policy(const std::string& name, std::uint64_t now_ns, std::string& error) {

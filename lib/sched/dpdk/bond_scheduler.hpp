@@ -17,9 +17,14 @@
 
 namespace braid::sched {
 
-// A member's transmit queue depth in packets, when the environment can tell (a linkemu link,
-// a ring's fill level); nullopt otherwise.
-using QueueDepthFn = std::function<std::optional<std::uint32_t>(std::size_t member)>;
+// A member's transmit queue as the workers see it (the engine wires the workers' TX queue probes
+// and any link emulator, lib/engine/tx_queue_probe.hpp): its depth in packets when something can
+// tell, and until when it counts (MemberInput::counted_ns, monotonic ns).
+struct MemberQueue {
+  std::optional<std::uint32_t> packets;
+  std::uint64_t counted_ns = 0;
+};
+using QueueDepthFn = std::function<MemberQueue(std::size_t member)>;
 
 Settings settings_from_config(const config::SchedulerConfig& config, std::size_t members);
 
@@ -30,7 +35,8 @@ class BondScheduler {
 
   // Applies the configured policy to the bond (wrr weights as the first table's quotas).
   void start(std::uint64_t now_ns);
-  // Runs a period when one is due; returns when the next is.
+  // Runs a period when one is due, and ends holds that are due between periods (held moves,
+  // lib/sched/held_moves.hpp); returns when it next has work.
   std::uint64_t poll(std::uint64_t now_ns);
 
   // Console: `set bond <b> policy|weight|flowlet gap`. False with `error` set on a bad value.
@@ -47,6 +53,8 @@ class BondScheduler {
  private:
   void apply_policy(std::uint64_t now_ns);
   void gather_activity(std::uint64_t now_ns);
+  void gather_inputs(std::uint64_t now_ns);
+  std::uint64_t next_wakeup_ns() const;
 
   bond::Bond& bond_;
   Scheduler scheduler_;

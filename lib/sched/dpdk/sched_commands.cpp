@@ -71,6 +71,8 @@ void show_scheduler(const ScheduledBond& b, Output& out) {
   section.value("period_ms", fixed(static_cast<double>(snap.period_ns) / 1e6, "%.1f"));
   section.value("periods", snap.periods);
   section.value("bucket_moves", snap.moves);
+  section.value("held_moves", snap.held_moves);
+  section.value("holding", snap.holding);
   section.value("weight_changes", snap.weight_changes);
   control::Table& table = section.table(
       "members", {"member", "distributing", "configured_weight", "effective_weight", "aimd_factor",

@@ -2,16 +2,19 @@
 // bond's buckets exactly as a worker does (l34 hash of the real frames, high bits -> bucket),
 // each bucket's member is an emulated link (drivers/linkemu: rate, queue, latency, PFC-like
 // pauses), and the real scheduler (lib/sched) runs every period on the same inputs it gets in
-// braid: bucket activity, queue depths, congestion counters. Simulated time is the honest clock
-// here: a 2-core shared CI machine cannot pace 4 x 1 Mpps links in real time.
+// braid: bucket activity, queue depths, congestion counters. A held bucket's packets wait in a
+// hold of the worker's size and go to its new member first, as a worker does. Simulated time is
+// the honest clock here: a 2-core shared CI machine cannot pace 4 x 1 Mpps links in real time.
 //
 //   sched_sim balance     10,000 flows Zipf(1.1), 4 equal members at 80% load
 //   sched_sim congestion  member 3 paused half the time (500 us of every 1 ms), load = what
 //                         the links can carry
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -49,8 +52,11 @@ struct Result {
   std::uint64_t reordered = 0;
   std::uint64_t reordered_flows = 0;
   std::uint64_t moves = 0;
+  std::uint64_t held_moves = 0;
   std::uint64_t dropped = 0;
+  std::uint64_t hold_dropped = 0;
   double settle_ms = -1;
+  double delivery_settle_ms = -1;
   std::uint64_t weight_reversals = 0;
   std::vector<std::uint32_t> final_weights;
 };
@@ -104,34 +110,65 @@ Result run(const Scenario& s) {
   std::vector<std::vector<std::uint32_t>> weight_trace;
   std::vector<std::uint64_t> period_times;
 
+  // The worker's hold for held buckets (lib/bond/dpdk/bucket_hold.hpp): packets of a bucket the
+  // table marks kHeldBucket wait here in order, and leave first on its new member.
+  struct Held {
+    std::uint32_t bucket;
+    std::uint64_t tag;
+  };
+  std::deque<Held> hold;
+  std::uint64_t hold_dropped = 0;
+  auto release_held = [&](std::uint64_t now) {
+    std::deque<Held> still;
+    for (const Held& held : hold) {
+      const bond::MemberIndex member = table[held.bucket];
+      if (member == bond::kHeldBucket) {
+        still.push_back(held);
+      } else {
+        links[member].offer(now, held.tag);
+      }
+    }
+    hold.swap(still);
+  };
+
+  const std::uint64_t end = s.duration_ns;
   const double spacing_ns = 1e9 / offered_pps;
   std::uint64_t next_period = settings.period_ns;
   for (std::uint32_t i = 0; i < packets; ++i) {
     const auto now = static_cast<std::uint64_t>(i * spacing_ns) + 1;
-    while (now >= next_period) {
-      for (std::uint32_t m = 0; m < s.members; ++m) {
-        links[m].advance(next_period);
-        links[m].take_deliveries(deliveries);
-        inputs[m] = {true, links[m].queue_depth(), links[m].congestion()};
+    // Control events due by now, in time order: held buckets whose hold is over, and periods.
+    while (true) {
+      const std::uint64_t release = scheduler.next_release_ns();
+      const bool release_first = release != 0 && release < next_period;
+      const std::uint64_t t = release_first ? release : next_period;
+      if (t > now) break;
+      for (Link& link : links) {
+        link.advance(t);
+        link.take_deliveries(deliveries);
       }
-      const sched::StepResult step = scheduler.step(next_period, inputs, activity, table);
-      if (step.buckets) table = *step.buckets;
+      for (std::uint32_t m = 0; m < s.members; ++m)
+        inputs[m] = {true, links[m].queue_depth(), sched::kCountedNow, links[m].congestion()};
+      if (release_first) {
+        if (auto released = scheduler.release(t, inputs, activity, table)) {
+          table = std::move(*released);
+          release_held(t);
+        }
+        continue;
+      }
+      const sched::StepResult step = scheduler.step(t, inputs, activity, table);
+      if (step.buckets) {
+        table = *step.buckets;
+        release_held(t);
+      }
       if (std::getenv("SCHED_SIM_TRACE") != nullptr) {
-        std::printf("t=%llu ms moved %u q", static_cast<unsigned long long>(next_period / kMs),
-                    step.moved);
+        std::printf("t=%llu ms moved %u held %u q", static_cast<unsigned long long>(t / kMs),
+                    step.moved, step.held);
         for (std::uint32_t m = 0; m < s.members; ++m)
           std::printf(" %u/%u", links[m].queue_depth(), scheduler.weights()[m]);
-        std::uint32_t idle3 = 0, on3 = 0;
-        for (std::uint32_t b = 0; b < s.buckets; ++b) {
-          if (table[b] != 3) continue;
-          ++on3;
-          if (next_period - activity[b].last_seen_ns > 2'500'000) ++idle3;
-        }
-        std::printf(" on3 %u idle3 %u", on3, idle3);
         std::printf("\n");
       }
       weight_trace.push_back(scheduler.weights());
-      period_times.push_back(next_period);
+      period_times.push_back(t);
       next_period += settings.period_ns;
     }
     const std::uint32_t f = order[i];
@@ -139,10 +176,18 @@ Result run(const Scenario& s) {
     activity[b].last_seen_ns = now;
     ++activity[b].packets;
     const bond::MemberIndex member = table[b];
+    const std::uint64_t tag = std::uint64_t{f} << 32 | ++sequence[f];
+    if (member == bond::kHeldBucket) {
+      if (hold.size() < bond::kHeldPacketsPerWorker) {
+        hold.push_back({b, tag});
+      } else {
+        ++hold_dropped;
+      }
+      continue;
+    }
     if (now >= s.warmup_ns) ++offered[member];
-    links[member].offer(now, std::uint64_t{f} << 32 | ++sequence[f]);
+    links[member].offer(now, tag);
   }
-  const std::uint64_t end = s.duration_ns;
   for (Link& link : links) {
     link.advance(end + 100 * kMs);
     link.take_deliveries(deliveries);
@@ -157,6 +202,8 @@ Result run(const Scenario& s) {
   std::vector<std::uint32_t> last(flows.size(), 0);
   std::vector<bool> flow_reordered(flows.size(), false);
   std::uint64_t delivered_in_window = 0;
+  // Delivered per control period, for the time until delivery settles.
+  std::vector<std::uint64_t> delivered_per_period(end / settings.period_ns + 1, 0);
   for (const auto& d : deliveries) {
     const auto f = static_cast<std::uint32_t>(d.tag >> 32);
     const auto seq = static_cast<std::uint32_t>(d.tag);
@@ -166,6 +213,7 @@ Result run(const Scenario& s) {
     }
     last[f] = std::max(last[f], seq);
     if (d.time_ns >= s.warmup_ns && d.time_ns < end) ++delivered_in_window;
+    if (d.time_ns < end) ++delivered_per_period[d.time_ns / settings.period_ns];
   }
   r.reordered_flows =
       static_cast<std::uint64_t>(std::count(flow_reordered.begin(), flow_reordered.end(), true));
@@ -173,7 +221,9 @@ Result run(const Scenario& s) {
   r.delivered_share = delivered_in_window / capacity_in_window;
   for (const Link& link : links)
     r.dropped += link.counters().dropped_queue;
+  r.hold_dropped = hold_dropped;
   r.moves = scheduler.moves();
+  r.held_moves = scheduler.snapshot().held_moves;
   r.final_weights = scheduler.weights();
   // Settled: the first period after which every weight stays within 5% (of a full weight) of
   // where it ends, the usual settling-time band.
@@ -197,6 +247,21 @@ Result run(const Scenario& s) {
             : (static_cast<double>(period_times[settled]) - static_cast<double>(s.pause_from_ns)) /
                   1e6;
   }
+  // Delivery settled: from the first pause on, every period after this time delivered at least
+  // 90% of the capacity available (the target), or all that was offered.
+  if (s.paused_member >= 0) {
+    const double wanted =
+        std::min(0.9, s.load) * available * static_cast<double>(settings.period_ns) / 1e9;
+    const std::size_t first = s.pause_from_ns / settings.period_ns;
+    std::size_t last_short = first;
+    for (std::size_t p = first; p + 1 < delivered_per_period.size(); ++p) {
+      if (static_cast<double>(delivered_per_period[p]) < wanted) last_short = p + 1;
+    }
+    if (last_short + 1 < delivered_per_period.size()) {
+      r.delivery_settle_ms =
+          static_cast<double>(last_short * settings.period_ns - s.pause_from_ns) / 1e6;
+    }
+  }
   // Oscillation: changes of direction of any weight after it settled.
   for (std::uint32_t m = 0; m < s.members; ++m) {
     int direction = 0;
@@ -213,14 +278,18 @@ Result run(const Scenario& s) {
 
 void print(const char* name, const Result& r, bool congestion) {
   std::printf(
-      "%-9s max/mean %.3f  delivered %.1f%% of available  drops %llu  reordered %llu "
-      "(%llu flows)  moves %llu",
+      "%-9s max/mean %.3f  delivered %.1f%% of available  drops %llu (+%llu held)  reordered "
+      "%llu (%llu flows)  moves %llu (%llu held)",
       name, r.max_over_mean, r.delivered_share * 100, static_cast<unsigned long long>(r.dropped),
-      static_cast<unsigned long long>(r.reordered),
-      static_cast<unsigned long long>(r.reordered_flows), static_cast<unsigned long long>(r.moves));
+      static_cast<unsigned long long>(r.hold_dropped), static_cast<unsigned long long>(r.reordered),
+      static_cast<unsigned long long>(r.reordered_flows), static_cast<unsigned long long>(r.moves),
+      static_cast<unsigned long long>(r.held_moves));
   if (congestion) {
-    std::printf("  settle %.0f ms  reversals %llu  weights", r.settle_ms,
-                static_cast<unsigned long long>(r.weight_reversals));
+    const std::string delivery = r.delivery_settle_ms < 0
+                                     ? "never"
+                                     : std::to_string(std::lround(r.delivery_settle_ms)) + " ms";
+    std::printf("  settle %.0f ms (delivery %s)  reversals %llu  weights", r.settle_ms,
+                delivery.c_str(), static_cast<unsigned long long>(r.weight_reversals));
     for (std::uint32_t w : r.final_weights)
       std::printf(" %u", w);
   }

@@ -134,5 +134,21 @@ TEST(ReassignOrphans, OnlyTheLeavingMembersBucketsMoveEvenWhenOthersAreOffQuota)
     EXPECT_EQ(result.buckets[b], 1);  // the member below quota takes them
 }
 
+TEST(ReassignOrphans, HeldBucketsStayHeldAndAFullRebalanceReleasesThem) {
+  std::vector<MemberIndex> current(256, 0);
+  for (std::size_t b = 0; b < 256; b += 2)
+    current[b] = 1;
+  current[10] = kHeldBucket;  // the scheduler is moving it
+  current[11] = 2;            // member 2 leaves
+  const std::vector<std::uint32_t> weights = {1, 1, 0};
+  const RebalanceResult orphans = reassign_orphans(current, weights);
+  EXPECT_EQ(orphans.moved, 1u);
+  EXPECT_EQ(orphans.buckets[10], kHeldBucket);
+  EXPECT_NE(orphans.buckets[11], 2);
+  const RebalanceResult full = rebalance(current, weights);
+  EXPECT_LT(full.buckets[10], 2);
+  EXPECT_EQ(bucket_counts(current, 3)[0] + bucket_counts(current, 3)[1], 254u);  // held: none
+}
+
 }  // namespace
 }  // namespace braid::bond

@@ -388,6 +388,7 @@ cross_connect: [[host, uplink]]
   EXPECT_EQ(plain.policy, "hash");
   EXPECT_EQ(plain.flowlet_gap_us, 500u);
   EXPECT_EQ(plain.period_ms, 10u);
+  EXPECT_EQ(plain.max_holds, 2u);
   EXPECT_EQ(plain.congestion.source, "none");
   EXPECT_EQ(plain.aimd.floor_permille, 50u);
   const Config config = parse_config(ports + R"(bonds:
@@ -399,6 +400,7 @@ cross_connect: [[host, uplink]]
       flowlet_gap_us: 200
       period_ms: 5
       max_moves: 128
+      max_holds: 0
       congestion: {source: mlx5, priority: 4, rdma_devices: ["mlx5_0:1", mlx5_1]}
       aimd: {floor_permille: 100, decrease_permille: 500, hysteresis_permille: 10}
 )",
@@ -409,6 +411,7 @@ cross_connect: [[host, uplink]]
   EXPECT_EQ(s.flowlet_gap_us, 200u);
   EXPECT_EQ(s.period_ms, 5u);
   EXPECT_EQ(s.max_moves, 128u);
+  EXPECT_EQ(s.max_holds, 0u);
   EXPECT_EQ(s.congestion.source, "mlx5");
   EXPECT_EQ(s.congestion.priority, 4u);
   EXPECT_EQ(s.congestion.rdma_devices, (std::vector<std::string>{"mlx5_0:1", "mlx5_1"}));

@@ -121,5 +121,25 @@ TEST(SimSource, PausedFractionAccumulatesWithTime) {
   EXPECT_EQ(source->read(1, 21'000'000).pause_duration_us, 5000u);
 }
 
+TEST(SimSource, AMemberOnAnEmulatedLinkReportsWhatTheLinkMeasured) {
+  SimSettings settings;
+  settings.pause_permille = {500, 500};
+  sched::CongestionCounters measured;
+  measured.present = F::kPauseDurationUs | F::kDiscards;
+  measured.pause_duration_us = 1234;
+  measured.discards = 7;
+  settings.link_counters = [&measured](std::size_t member) -> std::optional<F> {
+    if (member == 1) return measured;
+    return std::nullopt;
+  };
+  auto source = make_sim_source(settings, 2);
+  source->read(0, 1'000'000);
+  EXPECT_EQ(source->read(0, 11'000'000).pause_duration_us, 5000u);  // scripted
+  const F c = source->read(1, 11'000'000);
+  EXPECT_EQ(c.pause_duration_us, 1234u);
+  EXPECT_EQ(c.discards, 7u);
+  EXPECT_FALSE(c.has(F::kEcnMarked));
+}
+
 }  // namespace
 }  // namespace braid::congestion

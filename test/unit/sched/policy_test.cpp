@@ -15,18 +15,22 @@ struct Case {
   std::vector<MemberIndex> buckets;
   std::vector<double> load;
   std::unique_ptr<bool[]> movable;
+  std::unique_ptr<bool[]> holdable;
 
   Case(std::size_t member_count, std::size_t bucket_count, bool all_movable = true)
       : members(member_count, MemberState{true, 1000, std::nullopt}),
         buckets(bucket_count, 0),
         load(bucket_count, 0.0),
-        movable(new bool[bucket_count]) {
+        movable(new bool[bucket_count]),
+        holdable(new bool[bucket_count]()) {
     for (std::size_t b = 0; b < bucket_count; ++b)
       movable[b] = all_movable;
   }
-  PlanInput input(std::uint32_t max_moves = 1u << 20) const {
-    return {members, buckets, load, std::span<const bool>(movable.get(), buckets.size()),
-            max_moves};
+  PlanInput input(std::uint32_t max_moves = 1u << 20, std::uint32_t max_holds = 0) const {
+    return {members,   buckets,
+            load,      std::span<const bool>(movable.get(), buckets.size()),
+            max_moves, std::span<const bool>(holdable.get(), buckets.size()),
+            max_holds};
   }
 };
 
@@ -149,6 +153,40 @@ TEST(AdaptivePolicy, ABalancedTableDoesNotChurn) {
     c.load[b] = 5;
   }
   EXPECT_EQ(make_adaptive_policy()->plan(c.input()).moved, 0u);
+}
+
+// Member 3 (half weight, its queue standing) carries an elephant bucket and 15 mice, everything
+// busy: 16 buckets of load 10 per member, bucket 3 (member 3's) of load `elephant`.
+Case paused_member_with_elephant(double elephant, bool mice_idle) {
+  Case c(4, 64, false);
+  c.members[3].weight = 500;
+  for (std::size_t b = 0; b < 64; ++b) {
+    c.buckets[b] = static_cast<MemberIndex>(b % 4);
+    c.load[b] = b == 3 ? elephant : 10;
+    c.movable[b] = mice_idle && b % 4 == 3 && b != 3;
+    c.holdable[b] = b % 4 == 3 && !c.movable[b];
+  }
+  return c;
+}
+
+TEST(AdaptivePolicy, HoldsABusyElephantWhenNoIdleBucketCanRelieveItsMember) {
+  const Case c = paused_member_with_elephant(300, false);
+  const Plan plan = make_adaptive_policy()->plan(c.input(1u << 20, 1));
+  EXPECT_EQ(plan.moved, 0u);
+  EXPECT_EQ(plan.buckets, c.buckets);  // holds are the scheduler's to apply
+  ASSERT_EQ(plan.holds.size(), 1u);
+  EXPECT_EQ(plan.holds[0].bucket, 3u);
+  EXPECT_NE(plan.holds[0].to, 3);
+  // Without holds the busy member keeps everything.
+  EXPECT_TRUE(make_adaptive_policy()->plan(c.input(1u << 20, 0)).holds.empty());
+}
+
+TEST(AdaptivePolicy, MovesIdleBucketsBeforeHoldingABusyOne) {
+  const Case c = paused_member_with_elephant(100, true);
+  const Plan plan = make_adaptive_policy()->plan(c.input(1u << 20, 4));
+  EXPECT_EQ(plan.moved, 15u);  // every idle mouse leaves member 3
+  EXPECT_TRUE(plan.holds.empty());
+  EXPECT_EQ(plan.buckets[3], 3);
 }
 
 }  // namespace

@@ -1,0 +1,94 @@
+#include "engine/tx_queue_probe.hpp"
+
+#include <rte_ethdev.h>
+
+#include <cerrno>
+
+#include "engine/tx_descriptors_in_use.hpp"
+
+namespace braid::engine {
+namespace {
+
+constexpr std::uint64_t kDescriptorsBit = std::uint64_t{1} << 32;
+
+std::uint64_t pack(const TxQueueProbe::Reading& reading) {
+  return reading.packets | (reading.descriptors ? kDescriptorsBit : 0);
+}
+
+TxQueueProbe::Reading unpack(std::uint64_t packed) {
+  return {static_cast<std::uint32_t>(packed), (packed & kDescriptorsBit) != 0, 0};
+}
+
+DescriptorState descriptor_state(int status) {
+  switch (status) {
+    case RTE_ETH_TX_DESC_FULL:
+    case RTE_ETH_TX_DESC_UNAVAIL:
+      return DescriptorState::kInUse;
+    case RTE_ETH_TX_DESC_DONE:
+      return DescriptorState::kFree;
+    default:
+      return DescriptorState::kUnknown;
+  }
+}
+
+}  // namespace
+
+TxQueueProbe::TxQueueProbe(bond::BondEgress* egress, std::vector<MemberQueue> members,
+                           std::uint64_t interval_cycles)
+    : egress_(egress),
+      members_(std::move(members)),
+      methods_(members_.size(), Method::kUntried),
+      published_(new std::atomic<std::uint64_t>[members_.size()]),
+      measured_tsc_(new std::atomic<std::uint64_t>[members_.size()]),
+      interval_cycles_(interval_cycles) {
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    published_[m].store(0, std::memory_order_relaxed);
+    measured_tsc_[m].store(0, std::memory_order_relaxed);
+  }
+}
+
+void TxQueueProbe::measure(std::uint64_t now_tsc, WorkerCounters& counters) {
+  // A table published before this tick is seen before it is measured: the measurement's time
+  // then also says this worker sends nothing more the way older tables said.
+  if (egress_ != nullptr) egress_->refresh(counters);
+  const bool descriptors_due = now_tsc >= next_descriptors_tsc_;
+  if (descriptors_due) next_descriptors_tsc_ = now_tsc + interval_cycles_;
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    const MemberQueue& member = members_[m];
+    if (methods_[m] == Method::kUntried) {
+      // Asked once: a PMD that does not implement it never will.
+      methods_[m] = rte_eth_tx_descriptor_status(member.port, member.queue, 0) == -ENOTSUP
+                        ? Method::kBufferOnly
+                        : Method::kDescriptorStatus;
+    }
+    Reading reading{member.buffer != nullptr ? member.buffer->pending() : 0u, false, now_tsc};
+    if (methods_[m] == Method::kDescriptorStatus) {
+      // The buffer and the descriptors are read together or not at all: the reading then stays
+      // as of the last descriptor read.
+      if (!descriptors_due) continue;
+      const std::optional<std::uint32_t> in_use = tx_descriptors_in_use(
+          [&member](std::uint32_t offset) {
+            return descriptor_state(rte_eth_tx_descriptor_status(
+                member.port, member.queue, static_cast<std::uint16_t>(offset)));
+          },
+          member.ring_size, member.report_interval);
+      if (in_use) {
+        reading.packets += *in_use;
+        reading.descriptors = true;
+      }
+    }
+    published_[m].store(pack(reading), std::memory_order_relaxed);
+    measured_tsc_[m].store(now_tsc, std::memory_order_release);
+  }
+}
+
+TxQueueProbe::Reading TxQueueProbe::reading(std::size_t member) const {
+  if (member >= members_.size()) return {};
+  // The time first: the value read after it is at least as new, so the time never overstates.
+  const std::uint64_t measured = measured_tsc_[member].load(std::memory_order_acquire);
+  Reading reading = unpack(published_[member].load(std::memory_order_relaxed));
+  reading.measured_tsc = measured;
+  return reading;
+}
+
+}  // namespace braid::engine

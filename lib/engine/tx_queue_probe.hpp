@@ -1,0 +1,67 @@
+// How deep each bond member's transmit queue is, as the worker that owns the queue measures it,
+// for least-queue-first and for moving buckets without reordering (doc/scheduler.md).
+//
+// At its drain tick (never per packet) the worker first takes the bond's newest
+// table (so a measurement also tells the scheduler this worker has seen every table published
+// before it), then measures, per member, the packets still in its own TX buffer for that member
+// (waiting to leave) plus the descriptors of its TX queue the NIC has not completed
+// (rte_eth_tx_descriptor_status, searched as tx_descriptors_in_use.hpp describes; at most every
+// kQueueProbeIntervalUs), and publishes the sum and the tick's time in relaxed atomics. A PMD
+// without descriptor status (-ENOTSUP: net_ring, net_null, af_packet, ...) is found out at the
+// first measurement and not asked again; its queue then reads as "buffer only". The control
+// thread sums the workers' readings (member_queue_depth.hpp).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "bond/dpdk/bond_datapath.hpp"
+#include "engine/counters.hpp"
+#include "engine/tx_buffer.hpp"
+
+namespace braid::engine {
+
+// Descriptor reads: the scheduler reads depths every control period (10 ms by default); a 1 ms
+// old count is fresh enough, and 11 reads per member per millisecond cost nothing measurable.
+inline constexpr std::uint64_t kQueueProbeIntervalUs = 1000;
+
+class TxQueueProbe {
+ public:
+  struct MemberQueue {
+    std::uint16_t port = 0;
+    std::uint16_t queue = 0;            // this worker's TX queue on the member
+    std::uint32_t ring_size = 0;        // descriptors
+    std::uint32_t report_interval = 1;  // tx_rs_thresh: descriptors completed at a time
+    const TxBuffer* buffer = nullptr;   // this worker's buffer for the member
+  };
+  struct Reading {
+    std::uint32_t packets = 0;       // buffered, plus descriptors in use when `descriptors`
+    bool descriptors = false;        // the NIC's queue could be read
+    std::uint64_t measured_tsc = 0;  // the tick it describes; 0: none yet
+  };
+
+  // `egress`: this worker's side of the bond; members in bond order; `interval_cycles`: TSC
+  // cycles between descriptor reads.
+  TxQueueProbe(bond::BondEgress* egress, std::vector<MemberQueue> members,
+               std::uint64_t interval_cycles);
+
+  // Worker, at its drain tick and before draining (so buffered packets are counted).
+  void measure(std::uint64_t now_tsc, WorkerCounters& counters);
+  // Any thread.
+  Reading reading(std::size_t member) const;
+
+ private:
+  enum class Method : std::uint8_t { kUntried, kDescriptorStatus, kBufferOnly };
+
+  bond::BondEgress* egress_;
+  std::vector<MemberQueue> members_;
+  std::vector<Method> methods_;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> published_;  // packets and `descriptors`, packed
+  std::unique_ptr<std::atomic<std::uint64_t>[]> measured_tsc_;
+  std::uint64_t interval_cycles_;
+  std::uint64_t next_descriptors_tsc_ = 0;
+};
+
+}  // namespace braid::engine
