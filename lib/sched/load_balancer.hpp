@@ -3,7 +3,9 @@
 // Only buckets the input marks movable (idle past the flowlet gap) and that carried traffic
 // recently are candidates; the heaviest go first, each to the member furthest below its target,
 // and only when the pair ends closer to balance than before, so two members never trade the same
-// bucket back and forth.
+// bucket back and forth. No bucket goes to a member it alone would overload; a bucket that alone
+// overloads its own member (an elephant on a congested one) goes where it fits even if that
+// member then has to shed its smaller buckets.
 #pragma once
 
 #include <span>

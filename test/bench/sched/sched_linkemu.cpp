@@ -1,13 +1,13 @@
 // Scheduling quality end to end on CPU (not a test): a braid bond of 4 net_ring members, each
 // behind an emulated link (drivers/linkemu) of `link_kpps`, one worker lcore, the harness thread
 // injecting a Zipf(1.1) mix of 1000 flows and reading the links' far ends (judging order by
-// arrival time), and acting as braid's control thread. From `pause_ms` on, member 3's switch
-// pauses it 500 us of every millisecond. Per policy it reports what the links delivered as a
-// share of the capacity actually available, what braid sent each member, reordering, and every
-// drop by reason.
+// arrival time), and acting as braid's control thread. From 200 ms on, the switch pauses the
+// member that carries the heaviest flow at that time 500 us of every millisecond: the elephant
+// case, where that flow alone is more than the paused member can send. Per policy it reports what
+// the links delivered as a share of the capacity actually available, what braid sent each member,
+// reordering, and every drop by reason.
 //
-//   meson setup build-rel --buildtype=release && ninja -C build-rel test/bench/sched/sched_linkemu
-//   build-rel/test/bench/sched/sched_linkemu [link_kpps, 50] [seconds measured, 3]
+//   scripts/build release && build/test/bench/sched/sched_linkemu [link_kpps, 50] [seconds, 3]
 #include <rte_ethdev.h>
 
 #include <algorithm>
@@ -23,7 +23,6 @@ namespace braid::test {
 namespace {
 
 constexpr std::size_t kMembers = 4;
-constexpr std::size_t kPaused = 3;
 constexpr std::uint32_t kFlows = 1000;
 constexpr std::uint64_t kMs = 1'000'000;
 constexpr std::uint64_t kPauseFromNs = 200 * kMs;  // warm-up, then the pauses
@@ -40,6 +39,7 @@ struct Result {
   std::uint64_t held_moves = 0;
   std::uint64_t moves = 0;
   std::vector<std::uint32_t> weights;
+  int paused = -1;           // the member paused: the heaviest flow's when the pauses began
   int top_flow_member = -1;  // where the heaviest flow's packets arrived last
   double top_flow_share = 0;
   bool accounted = false;
@@ -69,7 +69,9 @@ Result run(const std::string& policy, double link_pps, double seconds) {
   const double available = link_pps * (kMembers - 0.5);
   rig.engine().start();
   rig.run_at_rate(available * kLoad, kPauseFromNs);
-  rig.link(kPaused).pause_periodically(1 * kMs, 500'000);
+  Result r;
+  r.paused = std::max(rig.tracker().member_of(top), 0);
+  rig.link(static_cast<std::size_t>(r.paused)).pause_periodically(1 * kMs, 500'000);
   rig.run_at_rate(available * kLoad, 100 * kMs);  // the scheduler reacts; not measured
   std::uint64_t received_before = 0;
   for (std::size_t m = 0; m < kMembers; ++m)
@@ -81,7 +83,6 @@ Result run(const std::string& policy, double link_pps, double seconds) {
   std::uint64_t received_after = 0;
   for (std::size_t m = 0; m < kMembers; ++m)
     received_after += rig.received(m);
-  Result r;
   r.offered_share =
       static_cast<double>(rig.injected() - injected_before) / (available * measured_s);
   r.delivered_share =
@@ -123,14 +124,16 @@ int main(int argc, char** argv) {
   EalEnvironment eal;
   eal.SetUp();
   std::printf(
-      "4 members x %.0f kpps (queue 256, latency 20 us), member 3 paused 500 us of every 1 ms, "
+      "4 members x %.0f kpps (queue 256, latency 20 us), the top flow's member paused 500 us of "
+      "every 1 ms, "
       "Zipf(1.1) over %u flows at %.0f%% of the %.0f kpps available, %.1f s measured\n\n",
       link_kpps, kFlows, kLoad * 100, link_kpps * 3.5, seconds);
   std::printf(
-      "| policy | offered | delivered (of available) | sent to m0/m1/m2/m3 | top flow on | "
+      "| policy | paused | offered | delivered (of available) | sent to m0/m1/m2/m3 | top flow on "
+      "| "
       "reordered | link drops | braid drops (flowlet_hold) | moves (busy ones held) | weights | "
       "accounted |\n");
-  std::printf("|---|---:|---:|---|---|---:|---:|---:|---:|---|---|\n");
+  std::printf("|---|---|---:|---:|---|---|---:|---:|---:|---:|---|---|\n");
   for (const char* policy : {"hash", "lqf", "adaptive"}) {
     const Result r = run(policy, link_kpps * 1000, seconds);
     std::string shares, weights;
@@ -140,10 +143,11 @@ int main(int argc, char** argv) {
     for (std::uint32_t weight : r.weights)
       weights += (weights.empty() ? "" : " ") + std::to_string(weight);
     std::printf(
-        "| %s | %.1f%% | %.1f%% | %s | m%d (%.0f%%) | %llu | %llu | %llu (%llu) | %llu (%llu) | %s "
-        "| %s |\n",
-        policy, r.offered_share * 100, r.delivered_share * 100, shares.c_str(), r.top_flow_member,
-        r.top_flow_share * 100, static_cast<unsigned long long>(r.reordered),
+        "| %s | m%d | %.1f%% | %.1f%% | %s | m%d (%.0f%%) | %llu | %llu | %llu (%llu) | %llu "
+        "(%llu) "
+        "| %s | %s |\n",
+        policy, r.paused, r.offered_share * 100, r.delivered_share * 100, shares.c_str(),
+        r.top_flow_member, r.top_flow_share * 100, static_cast<unsigned long long>(r.reordered),
         static_cast<unsigned long long>(r.link_drops),
         static_cast<unsigned long long>(r.braid_drops),
         static_cast<unsigned long long>(r.flowlet_hold), static_cast<unsigned long long>(r.moves),
