@@ -18,7 +18,8 @@ def install(destdir, *args):
 def test_dry_run_lists_everything_and_writes_nothing(tmp_path):
     result = install(tmp_path, "--dry-run")
     assert result.returncode == 0, result.stderr
-    for target in ("usr/local/bin/braid", "usr/local/libexec/braid/preflight",
+    for target in ("usr/local/bin/braid", "usr/local/bin/braidctl",
+                   "usr/local/libexec/braid/preflight",
                    "usr/local/libexec/braid/hugepages", "usr/local/libexec/braid/bind",
                    "usr/local/libexec/braid/lib/common.bash", "etc/braid/braid.yaml",
                    "etc/sysusers.d/braid.conf", "usr/local/share/doc/braid/deploy.md"):
@@ -31,10 +32,11 @@ def test_installs_into_destdir_with_prefix(tmp_path):
     result = install(tmp_path, "--prefix", "/opt/braid", "--enable")
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "opt/braid/bin/braid").stat().st_mode & 0o111
+    assert (tmp_path / "opt/braid/bin/braidctl").stat().st_mode & 0o111
     unit = (tmp_path / UNIT).read_text()
     assert "ExecStart=/opt/braid/bin/braid --config /etc/braid/braid.yaml" in unit
     assert "/usr/local" not in unit
-    for setting in ("Restart=on-failure", "LimitMEMLOCK=infinity", "RuntimeDirectory=braid",
+    for setting in ("Restart=on-failure", "LimitMEMLOCK=infinity", "RuntimeDirectory=braid", "Nice=-10",
                     "User=braid", "AmbientCapabilities=CAP_IPC_LOCK CAP_NET_ADMIN CAP_NET_RAW "
                     "CAP_SYS_RAWIO CAP_DAC_OVERRIDE"):
         assert setting in unit, setting
@@ -57,6 +59,15 @@ def test_existing_config_is_kept(tmp_path):
     assert (tmp_path / "etc/braid/braid.yaml.new").read_text() == (FIXTURES / "gateway.yaml").read_text()
 
 
+def test_installing_the_config_already_in_place_writes_no_copy(tmp_path):
+    assert install(tmp_path).returncode == 0
+    config = tmp_path / "etc/braid/braid.yaml"
+    result = install(tmp_path, "--config", config)
+    assert result.returncode == 0, result.stderr
+    assert "is already this config" in result.stdout + result.stderr
+    assert not (tmp_path / "etc/braid/braid.yaml.new").exists()
+
+
 def test_refuses_a_config_braid_rejects(tmp_path):
     broken = tmp_path / "broken.yaml"
     broken.write_text("ports: []\n")
@@ -75,3 +86,10 @@ def test_unit_verifies(tmp_path):
     result = subprocess.run(["systemd-analyze", "verify", str(checked)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "braid.service" not in result.stderr, result.stderr  # no warnings about the unit itself
+
+
+def test_a_missing_braidctl_is_named(tmp_path):
+    result = install(tmp_path, "--braidctl", str(tmp_path / "nowhere/braidctl"))
+    assert result.returncode != 0
+    assert f"no braidctl binary at {tmp_path}/nowhere/braidctl" in result.stderr, result.stderr
+    assert not (tmp_path / "usr").exists()
