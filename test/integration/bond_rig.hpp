@@ -31,9 +31,15 @@ class BondRig {
  public:
   BondRig(std::size_t members, const std::string& bond_settings, std::uint32_t flows = 4096,
           std::optional<linkemu::LinkSettings> links = std::nullopt)
-      : host_(unique_name("host")), flows_(flows), tracker_(flows), received_(members, 0) {
+      : host_(unique_name("host"), 2, kHostRing),
+        flows_(flows),
+        tracker_(flows),
+        received_(members, 0) {
     for (std::size_t m = 0; m < members; ++m) {
-      members_.push_back(std::make_unique<RingPort>(unique_name("member")));
+      // Twice the host's ring: all the host ring holds may leave on one member (active-backup)
+      // while this thread, the members' only reader, is descheduled; the member's ring must
+      // take it all, or the worker counts tx_full drops the test did not cause.
+      members_.push_back(std::make_unique<RingPort>(unique_name("member"), 2, 2 * kHostRing));
     }
     std::string yaml = "ports:\n  - {name: host, device: \"" + host_.name() + "\"}\n";
     std::string names;
@@ -200,6 +206,7 @@ class BondRig {
   }
 
  private:
+  static constexpr unsigned kHostRing = 4096;
   static constexpr unsigned kFarEndRing = 4096;
   static constexpr std::uint64_t kCatchUpNs = 2'000'000;
 
