@@ -1,29 +1,61 @@
-// mlx5 (ConnectX-4..7): PFC pause counters from ethdev xstats (rx_prioN_pause: pause frames the
-// switch sent us, i.e. our TX on priority N was stopped; rx_prioN_pause_duration: for how long,
-// in microseconds; rx_discards_phy or rx_discards; tx_packets_phy), and RoCE congestion counters
-// from the RDMA device's hw_counters in sysfs (np_ecn_marked_roce_packets: ECN-marked packets we
-// received; rp_cnp_handled: CNPs telling our TX to slow down).
+// mlx5 (ConnectX-4..7 on DPDK 22.11's mlx5 PMD). Where each counter comes from:
+//  - PFC pauses on the configured priority N: the kernel netdev's ethtool stats (`ethtool -S`),
+//    rx_prio<N>_pause (pause frames the switch sent us, i.e. our TX on priority N was stopped) and
+//    rx_prio<N>_pause_duration (for how long, in microseconds). mlx5 is bifurcated: the mlx5e
+//    netdev stays while DPDK runs the port. The PMD's xstats are a fixed table that renames some of
+//    that netdev's ethtool stats (mlx5_counters_init in drivers/net/mlx5/linux/mlx5_ethdev_os.c)
+//    and has no per-priority pause counter. mlx5e lists rx_prio<N>_* only while PFC is on for
+//    priority N. The netdev is `netdevs[m]`, or the one under
+//    <sys_root>/bus/pci/devices/<the member's PCI address>/net/.
+//  - discards: ethtool rx_discards_phy, else xstat rx_phy_discard_packets (the PMD's name for the
+//    same counter), rx_discards_phy or rx_discards.
+//  - packets sent: ethtool tx_packets_phy, else xstat tx_phy_packets (the PMD's name for it) or
+//    tx_packets_phy.
+//  The PMD reads its xstats through the same ioctl on the same netdev, so one ethtool read per
+//  member and period is enough; the xstats are read only when that read fails or lacks one.
+//  - RoCE congestion: the RDMA device's hw_counters in sysfs (np_ecn_marked_roce_packets:
+//    ECN-marked packets we received; rp_cnp_handled: CNPs telling our TX to slow down).
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <optional>
 #include <system_error>
 
+#include "congestion/ethtool_stats.hpp"
 #include "congestion/source.hpp"
 
 namespace braid::congestion {
 namespace {
 
 namespace fs = std::filesystem;
+using F = sched::CongestionCounters;
 
 struct RdmaPort {
   std::string device;
   std::string port = "1";
 };
 
+// One place a counter may be: a name in a stats list (nullptr: that list could not be read).
+struct Lookup {
+  const Xstats* stats;
+  std::string name;
+  std::string where;  // how the log names it: "xstat rx_phy_discard_packets"
+};
+
+// A member's kernel netdev, found once: its name, or why there is none.
+struct Netdev {
+  std::string name;
+  std::string problem;
+};
+
 class Mlx5Source final : public Source {
  public:
-  Mlx5Source(Mlx5Settings settings, XstatsReader xstats, Logger logger)
-      : settings_(std::move(settings)), xstats_(std::move(xstats)), missing_(std::move(logger)) {
+  Mlx5Source(Mlx5Settings settings, XstatsReader xstats, EthtoolReader ethtool, Logger logger)
+      : settings_(std::move(settings)),
+        xstats_(std::move(xstats)),
+        ethtool_(std::move(ethtool)),
+        logger_(logger),
+        missing_(std::move(logger)) {
     const std::string prio = "prio" + std::to_string(settings_.priority);
     rx_pause_ = "rx_" + prio + "_pause";
     rx_pause_duration_ = rx_pause_ + "_duration";
@@ -31,44 +63,84 @@ class Mlx5Source final : public Source {
 
   std::string_view name() const override { return "mlx5"; }
 
-  sched::CongestionCounters read(std::size_t member, std::uint64_t) override {
-    sched::CongestionCounters c;
-    const Xstats xstats = xstats_ ? xstats_(member) : Xstats{};
-    take(xstats, member, rx_pause_, sched::CongestionCounters::kPauseFrames, c.pause_frames, c);
-    take(xstats, member, rx_pause_duration_, sched::CongestionCounters::kPauseDurationUs,
-         c.pause_duration_us, c);
-    if (find_xstat(xstats, "rx_discards_phy") != nullptr) {
-      take(xstats, member, "rx_discards_phy", sched::CongestionCounters::kDiscards, c.discards, c);
+  F read(std::size_t member, std::uint64_t) override {
+    F c;
+    const Netdev& netdev = this->netdev(member);
+    EthtoolStats ethtool;
+    if (!netdev.problem.empty()) {
+      missing_.report(member, "PFC pause counters (" + netdev.problem + ")");
     } else {
-      take(xstats, member, "rx_discards", sched::CongestionCounters::kDiscards, c.discards, c);
+      ethtool = read_ethtool(netdev.name);
+      if (!ethtool.error.empty()) {
+        missing_.report(member, "PFC pause counters (" + ethtool.error + ")");
+      }
     }
-    take(xstats, member, "tx_packets_phy", sched::CongestionCounters::kTxPackets, c.tx_packets, c);
+    const Xstats* kernel =
+        netdev.problem.empty() && ethtool.error.empty() ? &ethtool.stats : nullptr;
+    if (kernel != nullptr) {
+      const std::string where = " in the ethtool stats of " + netdev.name +
+                                " (mlx5e lists it only while PFC is on for priority " +
+                                std::to_string(settings_.priority) + ")";
+      take(member, "pause frames", {{kernel, rx_pause_, rx_pause_ + where}}, F::kPauseFrames,
+           c.pause_frames, c);
+      take(member, "pause duration", {{kernel, rx_pause_duration_, rx_pause_duration_ + where}},
+           F::kPauseDurationUs, c.pause_duration_us, c);
+    }
+    const bool kernel_has_all = kernel != nullptr &&
+                                find_xstat(*kernel, "rx_discards_phy") != nullptr &&
+                                find_xstat(*kernel, "tx_packets_phy") != nullptr;
+    const Xstats xstats = !kernel_has_all && xstats_ ? xstats_(member) : Xstats{};
+    const std::string in_kernel = " in the ethtool stats of " + netdev.name;
+    take(member, "discards",
+         {{kernel, "rx_discards_phy", "rx_discards_phy" + in_kernel},
+          {&xstats, "rx_phy_discard_packets", "xstat rx_phy_discard_packets"},
+          {&xstats, "rx_discards_phy", "xstat rx_discards_phy"},
+          {&xstats, "rx_discards", "xstat rx_discards"}},
+         F::kDiscards, c.discards, c);
+    take(member, "packets sent",
+         {{kernel, "tx_packets_phy", "tx_packets_phy" + in_kernel},
+          {&xstats, "tx_phy_packets", "xstat tx_phy_packets"},
+          {&xstats, "tx_packets_phy", "xstat tx_packets_phy"}},
+         F::kTxPackets, c.tx_packets, c);
     const fs::path counters = hw_counters(member);
     if (counters.empty()) {
       missing_.report(member, "RDMA device (hw_counters under " + settings_.sysfs_root + ")");
       return c;
     }
-    read_sysfs(counters, member, "np_ecn_marked_roce_packets",
-               sched::CongestionCounters::kEcnMarked, c.ecn_marked, c);
-    read_sysfs(counters, member, "rp_cnp_handled", sched::CongestionCounters::kCnp, c.cnp, c);
+    read_sysfs(counters, member, "np_ecn_marked_roce_packets", F::kEcnMarked, c.ecn_marked, c);
+    read_sysfs(counters, member, "rp_cnp_handled", F::kCnp, c.cnp, c);
     return c;
   }
 
  private:
-  void take(const Xstats& xstats, std::size_t member, const std::string& name,
-            sched::CongestionCounters::Field field, std::uint64_t& out,
-            sched::CongestionCounters& c) {
-    if (const std::uint64_t* value = find_xstat(xstats, name)) {
-      out = *value;
-      c.present |= field;
+  EthtoolStats read_ethtool(const std::string& ifname) const {
+    if (!ethtool_) return EthtoolStats{{}, "ethtool stats of " + ifname + ": no reader bound"};
+    return ethtool_(ifname);
+  }
+
+  // The first lookup that finds its name sets the counter; when none does, the log lists them all
+  // (those whose list could not be read are left out: that list's own line says why).
+  void take(std::size_t member, const std::string& what, std::initializer_list<Lookup> lookups,
+            F::Field field, std::uint64_t& out, F& c) {
+    std::string looked;
+    for (const Lookup& lookup : lookups) {
+      if (lookup.stats == nullptr) continue;
+      if (const std::uint64_t* value = find_xstat(*lookup.stats, lookup.name)) {
+        out = *value;
+        c.present |= field;
+        return;
+      }
+      looked += (looked.empty() ? "" : ", ") + lookup.where;
+    }
+    if (lookups.size() == 1) {
+      missing_.report(member, looked);
     } else {
-      missing_.report(member, "xstat " + name);
+      missing_.report(member, what + " (looked for " + looked + ")");
     }
   }
 
-  void read_sysfs(const fs::path& dir, std::size_t member, const std::string& name,
-                  sched::CongestionCounters::Field field, std::uint64_t& out,
-                  sched::CongestionCounters& c) {
+  void read_sysfs(const fs::path& dir, std::size_t member, const std::string& name, F::Field field,
+                  std::uint64_t& out, F& c) {
     std::ifstream file(dir / name);
     std::uint64_t value = 0;
     if (file >> value) {
@@ -77,6 +149,52 @@ class Mlx5Source final : public Source {
     } else {
       missing_.report(member, "hw_counter " + (dir / name).string());
     }
+  }
+
+  // `netdevs[m]`, or the netdev of the member's PCI function; where the function has several
+  // (mlx5 switchdev: the uplink and its representors), the first whose ethtool stats have
+  // rx_prio<N>_pause. Resolved once per member.
+  const Netdev& netdev(std::size_t member) {
+    if (netdevs_.size() <= member) netdevs_.resize(member + 1);
+    std::optional<Netdev>& slot = netdevs_[member];
+    if (slot) return *slot;
+    slot.emplace();
+    if (member < settings_.netdevs.size() && !settings_.netdevs[member].empty()) {
+      slot->name = settings_.netdevs[member];
+      return *slot;
+    }
+    const std::string pci =
+        member < settings_.pci_addresses.size() ? settings_.pci_addresses[member] : std::string();
+    if (pci.empty()) {
+      slot->problem =
+          "no PCI address to find the member's kernel netdev by; name it in "
+          "congestion.netdevs";
+      return *slot;
+    }
+    const std::vector<std::string> names = pci_netdevs(settings_.sys_root, pci);
+    if (names.empty()) {
+      slot->problem = "no kernel netdev under " +
+                      (fs::path(settings_.sys_root) / "bus/pci/devices" / pci / "net").string() +
+                      "; name it in congestion.netdevs";
+      return *slot;
+    }
+    slot->name = names.front();
+    if (names.size() > 1) {
+      for (const std::string& name : names) {
+        if (find_xstat(read_ethtool(name).stats, rx_pause_) != nullptr) {
+          slot->name = name;
+          break;
+        }
+      }
+      std::string list;
+      for (const std::string& name : names)
+        list += (list.empty() ? "" : ", ") + name;
+      if (logger_) {
+        logger_("congestion: member " + std::to_string(member) + ": PCI " + pci + " has netdevs " +
+                list + "; reading " + slot->name + " (congestion.netdevs names another)");
+      }
+    }
+    return *slot;
   }
 
   // <root>/<dev>/ports/<port>/hw_counters, the device named in the settings or the one whose
@@ -91,11 +209,14 @@ class Mlx5Source final : public Source {
       port.device = spec.substr(0, colon);
       if (colon != std::string::npos) port.port = spec.substr(colon + 1);
     } else if (member < settings_.pci_addresses.size()) {
+      // error_code overloads throughout: nothing here may throw into the control thread.
       std::error_code error;
-      for (const auto& entry : fs::directory_iterator(settings_.sysfs_root, error)) {
-        const fs::path link = fs::read_symlink(entry.path() / "device", error);
-        if (!error && link.filename() == settings_.pci_addresses[member]) {
-          port.device = entry.path().filename().string();
+      for (fs::directory_iterator it(settings_.sysfs_root, error), end; !error && it != end;
+           it.increment(error)) {
+        std::error_code link_error;
+        const fs::path link = fs::read_symlink(it->path() / "device", link_error);
+        if (!link_error && link.filename() == settings_.pci_addresses[member]) {
+          port.device = it->path().filename().string();
           break;
         }
       }
@@ -112,17 +233,21 @@ class Mlx5Source final : public Source {
 
   Mlx5Settings settings_;
   XstatsReader xstats_;
+  EthtoolReader ethtool_;
+  Logger logger_;
   MissingOnce missing_;
   std::string rx_pause_;
   std::string rx_pause_duration_;
+  std::vector<std::optional<Netdev>> netdevs_;
   std::vector<std::optional<fs::path>> resolved_;
 };
 
 }  // namespace
 
 std::unique_ptr<Source> make_mlx5_source(Mlx5Settings settings, XstatsReader xstats,
-                                         Logger logger) {
-  return std::make_unique<Mlx5Source>(std::move(settings), std::move(xstats), std::move(logger));
+                                         EthtoolReader ethtool, Logger logger) {
+  return std::make_unique<Mlx5Source>(std::move(settings), std::move(xstats), std::move(ethtool),
+                                      std::move(logger));
 }
 
 }  // namespace braid::congestion

@@ -21,6 +21,14 @@ namespace braid::congestion {
 // ethdev_xstats.hpp), injectable so the sources are tested from fixture files.
 using Xstats = std::vector<std::pair<std::string, std::uint64_t>>;
 using XstatsReader = std::function<Xstats(std::size_t member)>;
+// A kernel netdev's ethtool statistics (`ethtool -S`, read through SIOCETHTOOL: see
+// ethtool_stats.hpp), injectable the same way. `stats` is empty and `error` says why when the
+// netdev cannot be read.
+struct EthtoolStats {
+  Xstats stats;
+  std::string error;
+};
+using EthtoolReader = std::function<EthtoolStats(const std::string& ifname)>;
 // Where "logged once" lines go (braid.sched rte_log in braid; a vector in tests).
 using Logger = std::function<void(const std::string&)>;
 
@@ -50,7 +58,11 @@ struct Mlx5Settings {
   std::string sysfs_root = "/sys/class/infiniband";
   // Per member "mlx5_0" or "mlx5_0:1" (device[:port]); empty entries are found by PCI address.
   std::vector<std::string> rdma_devices;
-  std::vector<std::string> pci_addresses;  // per member, for the lookup above
+  // Per member kernel netdev ("ens1f0np0") whose ethtool stats hold the PFC pause counters; empty
+  // entries are found by PCI address under <sys_root>/bus/pci/devices/<pci>/net/.
+  std::vector<std::string> netdevs;
+  std::string sys_root = "/sys";
+  std::vector<std::string> pci_addresses;  // per member, for the lookups above
 };
 
 struct XstatsNames {
@@ -75,7 +87,8 @@ struct SimSettings {
   LinkCounters link_counters;
 };
 
-std::unique_ptr<Source> make_mlx5_source(Mlx5Settings settings, XstatsReader xstats, Logger logger);
+std::unique_ptr<Source> make_mlx5_source(Mlx5Settings settings, XstatsReader xstats,
+                                         EthtoolReader ethtool, Logger logger);
 std::unique_ptr<Source> make_xstats_source(XstatsNames names, XstatsReader xstats, Logger logger);
 class SimSource;
 std::unique_ptr<SimSource> make_sim_source(SimSettings settings, std::size_t members);

@@ -33,9 +33,9 @@ struct LinkCounters {
   std::uint64_t pause_ns = 0;      // time spent paused
 };
 
-// What a NIC's xstats would say about a link with these counters, in the scheduler's terms:
-// pause frames and time paused (mlx5's rx_prioN_pause and rx_prioN_pause_duration), discards
-// (the queue was full) and packets sent.
+// What a NIC's counters would say about a link with these counters, in the scheduler's terms:
+// pause frames and time paused (mlx5e's ethtool rx_prioN_pause and rx_prioN_pause_duration),
+// discards (the queue was full) and packets sent.
 inline sched::CongestionCounters congestion_of(const LinkCounters& counters) {
   sched::CongestionCounters c;
   c.present = sched::CongestionCounters::kPauseFrames |

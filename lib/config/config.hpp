@@ -92,6 +92,8 @@ struct CongestionConfig {
   std::uint32_t priority = 3;   // mlx5: the PFC priority of RoCE traffic
   std::string sysfs_root = "/sys/class/infiniband";
   std::vector<std::string> rdma_devices;  // mlx5: per member "mlx5_0[:port]"; default by PCI
+  // mlx5: per member kernel netdev whose ethtool stats have the PFC pause counters; default by PCI
+  std::vector<std::string> netdevs;
   // xstats: counter names (empty: the NIC has none)
   std::string pause_xstat = "rx_xoff_packets";
   std::string pause_duration_xstat;

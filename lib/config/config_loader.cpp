@@ -1,5 +1,7 @@
 #include "config/config_loader.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -189,10 +191,19 @@ std::vector<std::uint32_t> read_uint_list(const YamlReader& in, const YAML::Node
   return values;
 }
 
+// The kernel's rule for an interface name (dev_valid_name in net/core/dev.c; IFNAMSIZ is 16).
+bool valid_netdev_name(const std::string& name) {
+  constexpr std::size_t kMaxNetdevName = 15;
+  if (name.empty() || name.size() > kMaxNetdevName || name == "." || name == "..") return false;
+  return std::none_of(name.begin(), name.end(), [](char ch) {
+    return ch == '/' || ch == ':' || std::isspace(static_cast<unsigned char>(ch)) != 0;
+  });
+}
+
 void read_congestion(const YamlReader& in, const YAML::Node& node, const std::string& where,
                      std::size_t members, CongestionConfig& out) {
   in.expect_map(node, where,
-                {"source", "priority", "sysfs_root", "rdma_devices", "pause_xstat",
+                {"source", "priority", "sysfs_root", "rdma_devices", "netdevs", "pause_xstat",
                  "pause_duration_xstat", "discards_xstat", "ecn_xstat", "cnp_xstat",
                  "tx_packets_xstat", "sim_pause_permille", "pause_quanta_us", "mark_gain"});
   out.source = in.get_string(node, "source", where, "none");
@@ -207,6 +218,24 @@ void read_congestion(const YamlReader& in, const YAML::Node& node, const std::st
     in.expect_sequence(devices, where + ".rdma_devices");
     for (std::size_t i = 0; i < devices.size(); ++i)
       out.rdma_devices.push_back(in.scalar(devices[i], where + ".rdma_devices"));
+  }
+  if (const YAML::Node netdevs = node["netdevs"]; netdevs.IsDefined()) {
+    in.expect_sequence(netdevs, where + ".netdevs");
+    if (netdevs.size() > members) {
+      in.fail(netdevs, where + ".netdevs",
+              "has more entries than the bond has members (" + std::to_string(members) + ")");
+    }
+    for (std::size_t i = 0; i < netdevs.size(); ++i) {
+      const std::string item = where + ".netdevs[" + std::to_string(i) + "]";
+      std::string name = in.scalar(netdevs[i], item);
+      if (!name.empty() && !valid_netdev_name(name)) {
+        in.fail(netdevs[i], item,
+                "\"" + name +
+                    "\" is not a Linux netdev name (1..15 characters, none of '/', ':' or "
+                    "whitespace, not . or ..; \"\" finds the member's by PCI address)");
+      }
+      out.netdevs.push_back(std::move(name));
+    }
   }
   out.pause_xstat = in.get_string(node, "pause_xstat", where, out.pause_xstat);
   out.pause_duration_xstat = in.get_string(node, "pause_duration_xstat", where, "");

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "common/clock.hpp"
+#include "congestion/ethtool_stats.hpp"
 #include "congestion/sim_source.hpp"
 #include "engine/member_queue_depth.hpp"
 #include "engine/mempool_sizing.hpp"
@@ -240,6 +241,7 @@ std::unique_ptr<congestion::Source> make_congestion_source(
     settings.priority = c.priority;
     settings.sysfs_root = c.sysfs_root;
     settings.rdma_devices = c.rdma_devices;
+    settings.netdevs = c.netdevs;
     for (const drivers::EthdevPort* port : members) {
       rte_eth_dev_info info{};
       const char* device = rte_eth_dev_info_get(port->id(), &info) == 0 && info.device != nullptr
@@ -247,7 +249,8 @@ std::unique_ptr<congestion::Source> make_congestion_source(
                                : "";
       settings.pci_addresses.emplace_back(device);
     }
-    return congestion::make_mlx5_source(settings, xstats, logger);
+    // PFC pause counters are only in the kernel netdev's ethtool stats (drivers/congestion).
+    return congestion::make_mlx5_source(settings, xstats, congestion::read_ethtool_stats, logger);
   }
   if (c.source == "xstats") {
     congestion::XstatsNames names{c.pause_xstat,    c.pause_duration_xstat,

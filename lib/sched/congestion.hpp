@@ -1,7 +1,7 @@
 // Congestion inputs of one member as plain numbers: the cumulative counters a source reads
-// (drivers/congestion: mlx5 xstats and RDMA hw_counters, generic xstats, simulated), and what one
-// period's deltas say about the member: the fraction of the period it was paused, the fraction
-// of its packets that came back marked (ECN / CNP), the fraction it discarded.
+// (drivers/congestion: mlx5's netdev ethtool stats and RDMA hw_counters, generic xstats,
+// simulated), and what one period's deltas say about the member: the fraction of the period it was
+// paused, the fraction of its packets that came back marked (ECN / CNP), the fraction it discarded.
 #pragma once
 
 #include <cstdint>

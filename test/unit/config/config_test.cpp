@@ -401,7 +401,7 @@ cross_connect: [[host, uplink]]
       period_ms: 5
       max_moves: 128
       max_holds: 0
-      congestion: {source: mlx5, priority: 4, rdma_devices: ["mlx5_0:1", mlx5_1]}
+      congestion: {source: mlx5, priority: 4, rdma_devices: ["mlx5_0:1", mlx5_1], netdevs: [ens1f0np0, ""]}
       aimd: {floor_permille: 100, decrease_permille: 500, hysteresis_permille: 10}
 )",
                                      "sched.yaml");
@@ -415,6 +415,7 @@ cross_connect: [[host, uplink]]
   EXPECT_EQ(s.congestion.source, "mlx5");
   EXPECT_EQ(s.congestion.priority, 4u);
   EXPECT_EQ(s.congestion.rdma_devices, (std::vector<std::string>{"mlx5_0:1", "mlx5_1"}));
+  EXPECT_EQ(s.congestion.netdevs, (std::vector<std::string>{"ens1f0np0", ""}));
   EXPECT_EQ(s.aimd.floor_permille, 100u);
   EXPECT_EQ(s.aimd.decrease_permille, 500u);
   EXPECT_EQ(s.aimd.hysteresis_permille, 10u);
@@ -443,6 +444,15 @@ bonds:
             std::string::npos);
   EXPECT_NE(error_of(head + "{aimd: {floor_permille: 900, ceiling_permille: 500}}")
                 .find("must not exceed"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "{congestion: {source: mlx5, netdevs: [a, b, c]}}")
+                .find("more entries than the bond has members (2)"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "{congestion: {source: mlx5, netdevs: [\"a:b\"]}}")
+                .find("netdevs[0]: \"a:b\" is not a Linux netdev name"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "{congestion: {source: mlx5, netdevs: [ens1f0np0, abcdefghijklmnop]}}")
+                .find("netdevs[1]"),
             std::string::npos);
 }
 

@@ -2,9 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <initializer_list>
+#include <map>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "congestion/sim_source.hpp"
@@ -31,6 +35,20 @@ Xstats load_xstats(const std::string& file) {
   return xstats;
 }
 
+// `ethtool -S` output: "NIC statistics:", then "     name: value" lines.
+Xstats load_ethtool(const std::string& file) {
+  std::ifstream in(kFixtures + "/" + file);
+  Xstats stats;
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::size_t colon = line.rfind(": ");
+    if (line.empty() || line[0] == '#' || colon == std::string::npos) continue;
+    const std::size_t begin = line.find_first_not_of(' ');
+    stats.emplace_back(line.substr(begin, colon - begin), std::stoull(line.substr(colon + 2)));
+  }
+  return stats;
+}
+
 struct Log {
   std::vector<std::string> lines;
   Logger logger() {
@@ -38,45 +56,191 @@ struct Log {
   }
 };
 
-TEST(Mlx5Source, ReadsRealXstatsNamesAndSysfsHwCounters) {
-  Log log;
+// The mlx5 source as braid runs it on a ConnectX port: DPDK's xstats under the PMD's names, the
+// kernel netdev's ethtool stats (found through sysfs by PCI address) and the RDMA hw_counters.
+class Mlx5 {
+ public:
+  Mlx5() {
+    settings.sysfs_root = kFixtures + "/infiniband";
+    settings.sys_root = kFixtures + "/sys";
+    settings.pci_addresses = {"0000:3b:00.0"};  // mlx5_0, netdev ens1f0np0
+    netdevs["ens1f0np0"] = load_ethtool("mlx5e_ethtool_stats.txt");
+  }
+
+  std::unique_ptr<Source> make() {
+    return make_mlx5_source(
+        settings,
+        [this](std::size_t) {
+          ++xstats_reads;
+          return xstats;
+        },
+        [this](const std::string& ifname) {
+          read.push_back(ifname);
+          const auto it = netdevs.find(ifname);
+          if (it == netdevs.end()) {
+            return EthtoolStats{{},
+                                "ethtool stats of " + ifname +
+                                    ": ETHTOOL_GSSET_INFO: no netdev of that name in this "
+                                    "network namespace"};
+          }
+          return EthtoolStats{it->second, ""};
+        },
+        log.logger());
+  }
+
   Mlx5Settings settings;
-  settings.sysfs_root = kFixtures + "/infiniband";
-  settings.pci_addresses = {"0000:3b:00.0"};  // found through mlx5_0/device
-  auto source = make_mlx5_source(
-      settings, [](std::size_t) { return load_xstats("mlx5_xstats.txt"); }, log.logger());
-  const F c = source->read(0, 1);
+  Xstats xstats = load_xstats("mlx5_xstats.txt");
+  std::map<std::string, Xstats> netdevs;  // what the ethtool reader serves
+  std::vector<std::string> read;          // the netdevs it was asked for
+  int xstats_reads = 0;
+  Log log;
+};
+
+Xstats without(Xstats xstats, std::initializer_list<std::string_view> names) {
+  std::erase_if(xstats, [&names](const auto& stat) {
+    return std::find(names.begin(), names.end(), stat.first) != names.end();
+  });
+  return xstats;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string all;
+  for (const std::string& line : lines)
+    all += line + "\n";
+  return all;
+}
+
+TEST(Mlx5Source, PausesDiscardsAndTxFromOneReadOfTheNetdevsEthtoolStats) {
+  Mlx5 mlx5;
+  const F c = mlx5.make()->read(0, 1);
+  // rx_prio3_pause, rx_prio3_pause_duration: the 22.11 PMD has no such xstat, mlx5e has them.
   EXPECT_EQ(c.pause_frames, 48211u);
   EXPECT_EQ(c.pause_duration_us, 2410550u);
-  EXPECT_EQ(c.discards, 1532u);
-  EXPECT_EQ(c.tx_packets, 908173001u);
+  // rx_discards_phy and tx_packets_phy from the same read; the PMD's xstats (its renamed copies
+  // of them, read through the same ioctl) are not read at all.
+  EXPECT_EQ(c.discards, 1733u);
+  EXPECT_EQ(c.tx_packets, 1208173001u);
+  EXPECT_EQ(mlx5.xstats_reads, 0);
   EXPECT_EQ(c.ecn_marked, 35121u);
   EXPECT_EQ(c.cnp, 8042u);
   EXPECT_EQ(c.present, F::kPauseFrames | F::kPauseDurationUs | F::kDiscards | F::kTxPackets |
                            F::kEcnMarked | F::kCnp);
-  EXPECT_TRUE(log.lines.empty()) << log.lines.front();
+  EXPECT_EQ(mlx5.read, (std::vector<std::string>{"ens1f0np0"}));  // found under 0000:3b:00.0/net
+  EXPECT_TRUE(mlx5.log.lines.empty()) << joined(mlx5.log.lines);
 }
 
-TEST(Mlx5Source, OtherPriorityAndExplicitDevice) {
-  Mlx5Settings settings;
-  settings.priority = 0;
-  settings.sysfs_root = kFixtures + "/infiniband";
-  settings.rdma_devices = {"mlx5_0:1"};
-  auto source = make_mlx5_source(
-      settings, [](std::size_t) { return load_xstats("mlx5_xstats.txt"); }, nullptr);
-  const F c = source->read(0, 1);
-  EXPECT_EQ(c.pause_frames, 0u);
-  EXPECT_TRUE(c.has(F::kPauseFrames));
+TEST(Mlx5Source, DiscardsAndTxFallBackToThePmdsXstatsWhenTheNetdevLacksThem) {
+  Mlx5 mlx5;
+  mlx5.netdevs["ens1f0np0"] =
+      without(mlx5.netdevs["ens1f0np0"], {"rx_discards_phy", "tx_packets_phy"});
+  const F c = mlx5.make()->read(0, 1);
+  EXPECT_EQ(c.discards, 1532u);         // xstat rx_phy_discard_packets
+  EXPECT_EQ(c.tx_packets, 908173001u);  // xstat tx_phy_packets
+  EXPECT_EQ(mlx5.xstats_reads, 1);
+  EXPECT_EQ(c.pause_frames, 48211u);
+  EXPECT_TRUE(mlx5.log.lines.empty()) << joined(mlx5.log.lines);
+}
+
+TEST(Mlx5Source, OlderXstatNamesStillCountWithoutANetdev) {
+  Mlx5 mlx5;
+  mlx5.settings.netdevs = {"ens9f0np0"};  // named, but not there
+  mlx5.xstats = {{"rx_discards", 7}, {"tx_packets_phy", 900}};
+  const F c = mlx5.make()->read(0, 1);
+  EXPECT_EQ(c.discards, 7u);
+  EXPECT_EQ(c.tx_packets, 900u);
+  EXPECT_FALSE(c.has(F::kPauseFrames));
+  EXPECT_EQ(mlx5.read, (std::vector<std::string>{"ens9f0np0"}));
+  ASSERT_EQ(mlx5.log.lines.size(), 1u) << joined(mlx5.log.lines);
+  EXPECT_NE(mlx5.log.lines[0].find("PFC pause counters (ethtool stats of ens9f0np0: "),
+            std::string::npos)
+      << mlx5.log.lines[0];
+}
+
+TEST(Mlx5Source, WithoutANetdevThePausesAreLeftOutAndReportedOnce) {
+  Mlx5 mlx5;
+  mlx5.settings.pci_addresses = {"0000:99:00.0"};  // no netdev, no RDMA device
+  auto source = mlx5.make();
+  for (int i = 0; i < 3; ++i) {
+    const F c = source->read(0, 1);
+    EXPECT_FALSE(c.has(F::kPauseFrames));
+    EXPECT_FALSE(c.has(F::kPauseDurationUs));
+    EXPECT_EQ(c.discards, 1532u);
+    EXPECT_EQ(c.tx_packets, 908173001u);
+    EXPECT_EQ(c.present, F::kDiscards | F::kTxPackets);
+  }
+  EXPECT_TRUE(mlx5.read.empty());
+  // The netdev, the RDMA device: once each, not once per read or per counter.
+  ASSERT_EQ(mlx5.log.lines.size(), 2u) << joined(mlx5.log.lines);
+  EXPECT_EQ(mlx5.log.lines[0],
+            "congestion: member 0: PFC pause counters (no kernel netdev under " + kFixtures +
+                "/sys/bus/pci/devices/0000:99:00.0/net; name it in congestion.netdevs) not "
+                "available; feedback uses the other counters");
+  EXPECT_NE(mlx5.log.lines[1].find("RDMA device"), std::string::npos) << mlx5.log.lines[1];
+}
+
+TEST(Mlx5Source, ThePrioritySettingPicksThatPrioritysPauseCounters) {
+  Mlx5 mlx5;
+  mlx5.settings.priority = 4;
+  const F four = mlx5.make()->read(0, 1);
+  EXPECT_EQ(four.pause_frames, 917u);
+  EXPECT_EQ(four.pause_duration_us, 45850u);
+  EXPECT_TRUE(mlx5.log.lines.empty()) << joined(mlx5.log.lines);
+
+  // PFC is off on priority 0: mlx5e lists no rx_prio0_* pause counters.
+  mlx5.settings.priority = 0;
+  auto source = mlx5.make();
+  source->read(0, 1);
+  const F zero = source->read(0, 2);
+  EXPECT_FALSE(zero.has(F::kPauseFrames));
+  EXPECT_FALSE(zero.has(F::kPauseDurationUs));
+  EXPECT_EQ(zero.present, F::kDiscards | F::kTxPackets | F::kEcnMarked | F::kCnp);
+  ASSERT_EQ(mlx5.log.lines.size(), 2u) << joined(mlx5.log.lines);
+  EXPECT_EQ(mlx5.log.lines[0],
+            "congestion: member 0: rx_prio0_pause in the ethtool stats of ens1f0np0 (mlx5e lists "
+            "it only while PFC is on for priority 0) not available; feedback uses the other "
+            "counters");
+  EXPECT_NE(mlx5.log.lines[1].find("rx_prio0_pause_duration in the ethtool stats of ens1f0np0"),
+            std::string::npos)
+      << mlx5.log.lines[1];
+}
+
+TEST(Mlx5Source, ANamedNetdevAndRdmaDeviceOverrideThePciLookup) {
+  Mlx5 mlx5;
+  mlx5.settings.pci_addresses = {"0000:99:00.0"};
+  mlx5.settings.netdevs = {"ens9f0np0"};
+  mlx5.settings.rdma_devices = {"mlx5_0:1"};
+  mlx5.netdevs["ens9f0np0"] = mlx5.netdevs["ens1f0np0"];
+  const F c = mlx5.make()->read(0, 1);
+  EXPECT_EQ(c.pause_frames, 48211u);
   EXPECT_EQ(c.ecn_marked, 35121u);
+  EXPECT_EQ(mlx5.read, (std::vector<std::string>{"ens9f0np0"}));
+  EXPECT_TRUE(mlx5.log.lines.empty()) << joined(mlx5.log.lines);
 }
 
-TEST(Mlx5Source, MissingCountersAreLeftOutAndLoggedOnce) {
-  Log log;
-  Mlx5Settings settings;
-  settings.sysfs_root = kFixtures + "/infiniband";
-  settings.pci_addresses = {"0000:3b:00.1", "0000:99:00.0"};  // mlx5_1: old firmware; none
-  auto source = make_mlx5_source(
-      settings, [](std::size_t) { return load_xstats("ixgbe_xstats.txt"); }, log.logger());
+TEST(Mlx5Source, OfSeveralNetdevsOnOneFunctionTheOneWithPauseCountersIsRead) {
+  // mlx5 in switchdev mode: the uplink ens1f1np1 and a VF representor ens1f1_0 share the PF.
+  Mlx5 mlx5;
+  mlx5.settings.pci_addresses = {"0000:3b:00.1"};
+  mlx5.netdevs["ens1f1np1"] = mlx5.netdevs["ens1f0np0"];
+  mlx5.netdevs["ens1f1_0"] = {{"vport_rx_packets", 10}, {"vport_tx_packets", 12}};
+  auto source = mlx5.make();
+  EXPECT_EQ(source->read(0, 1).pause_frames, 48211u);
+  EXPECT_EQ(source->read(0, 2).pause_frames, 48211u);
+  EXPECT_EQ(mlx5.read,
+            (std::vector<std::string>{"ens1f1_0", "ens1f1np1", "ens1f1np1", "ens1f1np1"}));
+  ASSERT_FALSE(mlx5.log.lines.empty());
+  EXPECT_EQ(mlx5.log.lines[0],
+            "congestion: member 0: PCI 0000:3b:00.1 has netdevs ens1f1_0, ens1f1np1; reading "
+            "ens1f1np1 (congestion.netdevs names another)");
+}
+
+TEST(Mlx5Source, NothingFoundAnywhereIsNamedOncePerCounterWithWhereItLooked) {
+  Mlx5 mlx5;
+  mlx5.settings.pci_addresses = {"0000:3b:00.1", "0000:99:00.0"};  // mlx5_1: old firmware; none
+  mlx5.settings.netdevs = {"ens1f1np1"};
+  mlx5.xstats = load_xstats("ixgbe_xstats.txt");
+  mlx5.netdevs["ens1f1np1"] = {{"rx_packets", 1}};  // PFC off, no phy counters
+  auto source = mlx5.make();
   for (int i = 0; i < 3; ++i) {
     const F first = source->read(0, 1);
     EXPECT_FALSE(first.has(F::kPauseFrames));
@@ -86,10 +250,24 @@ TEST(Mlx5Source, MissingCountersAreLeftOutAndLoggedOnce) {
     const F second = source->read(1, 1);
     EXPECT_EQ(second.present, 0u);
   }
-  // Member 0: 4 xstats + rp_cnp_handled; member 1: 4 xstats + the RDMA device. Once each.
-  EXPECT_EQ(log.lines.size(), 10u);
-  for (const std::string& line : log.lines)
-    EXPECT_NE(line.find("not available"), std::string::npos) << line;
+  // Member 0: 2 pause counters, discards, packets sent, rp_cnp_handled. Member 1: the netdev,
+  // discards, packets sent, the RDMA device. Once each, however many reads.
+  ASSERT_EQ(mlx5.log.lines.size(), 9u) << joined(mlx5.log.lines);
+  const std::string all = joined(mlx5.log.lines);
+  EXPECT_NE(all.find("congestion: member 0: discards (looked for rx_discards_phy in the ethtool "
+                     "stats of ens1f1np1, xstat rx_phy_discard_packets, xstat rx_discards_phy, "
+                     "xstat rx_discards) not available"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("congestion: member 0: packets sent (looked for tx_packets_phy in the "
+                     "ethtool stats of ens1f1np1, xstat tx_phy_packets, xstat tx_packets_phy) "
+                     "not available"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("congestion: member 1: discards (looked for xstat rx_phy_discard_packets, "
+                     "xstat rx_discards_phy, xstat rx_discards) not available"),
+            std::string::npos)
+      << all;
 }
 
 TEST(XstatsSource, GenericNamesAndConfigurableMapping) {
@@ -100,13 +278,17 @@ TEST(XstatsSource, GenericNamesAndConfigurableMapping) {
   EXPECT_EQ(c.discards, 12u);
   EXPECT_EQ(c.tx_packets, 999000u);
   EXPECT_FALSE(c.has(F::kPauseDurationUs));
+  // The mlx5 PMD's own names; it has no pause counter, so none is configured.
   XstatsNames mlx;
-  mlx.pause = "rx_prio3_pause";
-  mlx.pause_duration = "rx_prio3_pause_duration";
-  mlx.discards = "rx_discards_phy";
+  mlx.pause = "";
+  mlx.discards = "rx_phy_discard_packets";
+  mlx.tx_packets = "tx_phy_packets";
   auto mapped = make_xstats_source(
       mlx, [](std::size_t) { return load_xstats("mlx5_xstats.txt"); }, nullptr);
-  EXPECT_EQ(mapped->read(0, 1).pause_duration_us, 2410550u);
+  const F m = mapped->read(0, 1);
+  EXPECT_EQ(m.discards, 1532u);
+  EXPECT_EQ(m.tx_packets, 908173001u);
+  EXPECT_EQ(m.present, F::kDiscards | F::kTxPackets);
 }
 
 TEST(SimSource, PausedFractionAccumulatesWithTime) {
