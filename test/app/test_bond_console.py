@@ -135,9 +135,15 @@ def test_show_scheduler(running):
         time.sleep(0.2)
         members = {m["member"]: m for m in ctl_json(running, "show", "scheduler",
                                                     "uplink")["uplink"]["members"]}
-    history = ctl_json(running, "show", "scheduler", "uplink")["uplink"]["weight_history"]
+    uplink = ctl_json(running, "show", "scheduler", "uplink")["uplink"]
+    history = uplink["weight_history"]
     assert any(h["member"] == "m1" for h in history), history
     assert len(history) <= 10
+    # What reading the sim source costs the control thread: measured, and far below a period.
+    assert uplink["congestion_source"] == "sim", uplink
+    assert 0 <= uplink["counters_read_us"] <= uplink["counters_read_max_us"] < 5000, uplink
+    # lag has no congestion source: nothing to time.
+    assert "counters_read_us" not in ctl_json(running, "show", "scheduler", "lag")["lag"]
 
 
 def test_set_policy_weight_and_gap(running):
@@ -196,3 +202,5 @@ def test_metrics(running):
     assert re.search(r'^braid_bond_drops_total\{bond="uplink",reason="slow_queue_misdirected"\} 0$',
                      text, re.M), text
     assert re.search(r'^braid_member_slow_steered\{bond="lag",member="l0"\} 0$', text, re.M)
+    assert re.search(r'^braid_scheduler_counters_read_seconds\{bond="uplink"\} \S+$', text, re.M), text
+    assert 'braid_scheduler_counters_read_seconds{bond="lag"}' not in text

@@ -1,9 +1,17 @@
 // The scheduler on real ring ports: a congested member (simulated PFC pauses) loses weight, the
 // table follows flowlet by flowlet, and no flow is reordered.
 #include <gtest/gtest.h>
+#include <rte_log.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
 
 #include "bond_rig.hpp"
 #include "common/clock.hpp"
+#include "sched/dpdk/bond_scheduler.hpp"
 
 namespace braid::test {
 namespace {
@@ -28,6 +36,62 @@ TEST(AdaptiveBond, ACongestedMemberLosesWeightAndNoFlowIsReordered) {
   EXPECT_GT(snap.moves, 0u);
   EXPECT_EQ(rig.tracker().reordered(), 0u);
   EXPECT_LT(rig.received(3), rig.received(0));
+}
+
+// A congestion source as slow as a NIC whose firmware takes a millisecond per statistics query.
+class SlowSource final : public congestion::Source {
+ public:
+  std::string_view name() const override { return "slow"; }
+  sched::CongestionCounters read(std::size_t, std::uint64_t) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return {};
+  }
+};
+
+// Captures what braid logs through rte_log while it lives.
+class LogCapture {
+ public:
+  LogCapture() : previous_(rte_log_get_stream()), stream_(open_memstream(&buffer_, &size_)) {
+    rte_openlog_stream(stream_);
+  }
+  ~LogCapture() {
+    rte_openlog_stream(previous_);
+    std::fclose(stream_);
+    std::free(buffer_);
+  }
+  std::string text() {
+    std::fflush(stream_);
+    return std::string(buffer_, size_);
+  }
+
+ private:
+  FILE* previous_;
+  char* buffer_ = nullptr;
+  std::size_t size_ = 0;
+  FILE* stream_;
+};
+
+TEST(SchedulerControlCost, ASlowCongestionSourceIsMeasuredAndNamedOnce) {
+  BondRig rig(2, ", mode: static");
+  sched::Settings settings;
+  settings.policy = sched::PolicyKind::kAdaptive;
+  settings.weights = {1, 1};
+  settings.period_ns = 5'000'000;
+  sched::BondScheduler scheduler(rig.bond(), settings, std::make_unique<SlowSource>());
+  LogCapture log;
+  std::uint64_t now = monotonic_ns();
+  scheduler.start(now);
+  for (int period = 0; period < 3; ++period) {
+    now += settings.period_ns;
+    scheduler.poll(now);
+  }
+  // Two members, a millisecond each: 2 ms of a 5 ms period.
+  EXPECT_GE(scheduler.counters_read_ns(), 2'000'000u);
+  EXPECT_GE(scheduler.counters_read_max_ns(), scheduler.counters_read_ns());
+  const std::string text = log.text();
+  const std::string line = "reading the slow congestion counters of 2 members took";
+  ASSERT_NE(text.find(line), std::string::npos) << text;
+  EXPECT_EQ(text.find(line), text.rfind(line)) << "logged more than once:\n" << text;
 }
 
 }  // namespace

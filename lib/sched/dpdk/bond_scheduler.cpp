@@ -2,6 +2,9 @@
 
 #include <rte_cycles.h>
 
+#include <algorithm>
+
+#include "common/clock.hpp"
 #include "log/log_types.hpp"
 
 namespace braid::sched {
@@ -79,14 +82,37 @@ void BondScheduler::gather_activity(std::uint64_t now_ns) {
 
 void BondScheduler::gather_inputs(std::uint64_t now_ns) {
   const bond::BondTable* table = bond_.table();
+  std::uint64_t reading_ns = 0;
   for (std::size_t m = 0; m < inputs_.size(); ++m) {
     inputs_[m].distributing = table != nullptr && table->distributing[m];
     const MemberQueue queue =
         queue_depth_ ? queue_depth_(m) : MemberQueue{std::nullopt, kCountedNow};
     inputs_[m].queue_depth = queue.packets;
     inputs_[m].counted_ns = queue.counted_ns;
-    if (source_) inputs_[m].counters = source_->read(m, now_ns);
+    if (source_) {
+      const std::uint64_t before = monotonic_ns();
+      inputs_[m].counters = source_->read(m, now_ns);
+      reading_ns += monotonic_ns() - before;
+    }
   }
+  note_counters_read(reading_ns);
+}
+
+// The control thread also runs LACP and failover: a source that takes a tenth of the period to
+// read is worth one line, once, with what to do about it.
+void BondScheduler::note_counters_read(std::uint64_t reading_ns) {
+  counters_read_ns_ = reading_ns;
+  counters_read_max_ns_ = std::max(counters_read_max_ns_, reading_ns);
+  const std::uint64_t period_ns = scheduler_.settings().period_ns;
+  if (slow_read_logged_ || reading_ns * 10 <= period_ns) return;
+  slow_read_logged_ = true;
+  BRAID_LOG_TO(kBond, WARNING,
+               "bond %s: reading the %s congestion counters of %zu members took %.2f ms, more "
+               "than a tenth of the %.0f ms period; the control thread spends it every period "
+               "(a longer scheduler.period_ms reads them less often)\n",
+               bond_.name().c_str(), source_ ? std::string(source_->name()).c_str() : "?",
+               inputs_.size(), static_cast<double>(reading_ns) / 1e6,
+               static_cast<double>(period_ns) / 1e6);
 }
 
 std::uint64_t BondScheduler::next_wakeup_ns() const {

@@ -47,6 +47,10 @@ class BondScheduler {
   void set_queue_depth(QueueDepthFn fn) { queue_depth_ = std::move(fn); }
 
   Snapshot snapshot() const { return scheduler_.snapshot(); }
+  // What reading the congestion source cost the control thread in one period, all members
+  // together (mlx5: one ethtool statistics query per member, which the NIC's firmware answers).
+  std::uint64_t counters_read_ns() const { return counters_read_ns_; }
+  std::uint64_t counters_read_max_ns() const { return counters_read_max_ns_; }
   const Scheduler& scheduler() const { return scheduler_; }
   congestion::Source* source() { return source_.get(); }
 
@@ -54,6 +58,7 @@ class BondScheduler {
   void apply_policy(std::uint64_t now_ns);
   void gather_activity(std::uint64_t now_ns);
   void gather_inputs(std::uint64_t now_ns);
+  void note_counters_read(std::uint64_t reading_ns);
   std::uint64_t next_wakeup_ns() const;
 
   bond::Bond& bond_;
@@ -65,6 +70,9 @@ class BondScheduler {
   std::size_t history_logged_ = 0;
   std::uint64_t next_ns_ = 0;
   std::uint64_t recording_since_ns_ = 0;  // when workers last started recording activity
+  std::uint64_t counters_read_ns_ = 0;
+  std::uint64_t counters_read_max_ns_ = 0;
+  bool slow_read_logged_ = false;
 };
 
 }  // namespace braid::sched

@@ -74,6 +74,13 @@ void show_scheduler(const ScheduledBond& b, Output& out) {
   section.value("held_moves", snap.held_moves);
   section.value("holding", snap.holding);
   section.value("weight_changes", snap.weight_changes);
+  if (b.scheduler->source() != nullptr) {
+    section.value("congestion_source", std::string(b.scheduler->source()->name()));
+    section.value("counters_read_us",
+                  fixed(static_cast<double>(b.scheduler->counters_read_ns()) / 1e3, "%.1f"));
+    section.value("counters_read_max_us",
+                  fixed(static_cast<double>(b.scheduler->counters_read_max_ns()) / 1e3, "%.1f"));
+  }
   control::Table& table = section.table(
       "members", {"member", "distributing", "configured_weight", "effective_weight", "aimd_factor",
                   "score", "pause", "marked", "discard", "pause_frames", "ecn_marked", "cnp",
@@ -143,6 +150,14 @@ void register_metrics(control::ControlPlane& control, const std::vector<Schedule
     for (const Row& r : rows) {
       if (r.snapshot.counters.has(CongestionCounters::kCnp))
         w.sample({{"bond", r.bond}, {"member", r.member}}, r.snapshot.counters.cnp);
+    }
+    w.family("braid_scheduler_counters_read_seconds",
+             "what reading the bond's congestion counters took in the last period",
+             MetricType::kGauge);
+    for (const ScheduledBond& b : bonds) {
+      if (b.scheduler->source() != nullptr)
+        w.sample({{"bond", b.bond->name()}},
+                 static_cast<double>(b.scheduler->counters_read_ns()) / 1e9);
     }
   });
 }
