@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "control/peer_policy.hpp"
+
 namespace braid::control {
 namespace {
 
@@ -93,9 +95,9 @@ void ControlSocket::accept_clients() {
     socklen_t length = sizeof peer;
     const bool known = ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) == 0;
     std::string refusal;
-    if (!known || peer.uid != ::geteuid()) {
+    if (!known || !control_peer_allowed(peer.uid, ::geteuid())) {
       refusal = "permission denied: the control socket serves only uid " +
-                std::to_string(::geteuid()) +
+                std::to_string(::geteuid()) + " and root" +
                 (known ? " (you are uid " + std::to_string(peer.uid) + ")" : "");
     } else if (clients_.size() >= kMaxClients) {
       refusal = "too many control connections (" + std::to_string(kMaxClients) + ")";
