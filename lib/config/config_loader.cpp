@@ -169,7 +169,7 @@ void read_lacp(const YamlReader& in, const YAML::Node& node, const std::string& 
   }
   lacp.aggregate_wait_ms =
       static_cast<std::uint32_t>(in.get_uint(node, "aggregate_wait_ms", where, 0, 60000, 2000));
-  lacp.fallback = in.get_bool(node, "fallback", where, true);
+  lacp.fallback = in.get_bool(node, "fallback", where, false);
 }
 
 std::vector<std::uint32_t> read_uint_list(const YamlReader& in, const YAML::Node& node,
@@ -310,7 +310,7 @@ BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t i
   std::string where = "bonds[" + std::to_string(index) + "]";
   in.expect_map(node, where,
                 {"name", "members", "mode", "hash", "buckets", "min_links", "mac", "link_poll_us",
-                 "slow_steering", "lacp", "scheduler"});
+                 "link_down_on_stop", "slow_steering", "lacp", "scheduler"});
   BondConfig bond;
   bond.name = in.required_string(node, "name", where);
   where += " \"" + bond.name + "\"";
@@ -341,6 +341,7 @@ BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t i
   }
   bond.link_poll_us =
       static_cast<std::uint32_t>(in.get_uint(node, "link_poll_us", where, 10, 1000000, 1000));
+  bond.link_down_on_stop = in.get_bool(node, "link_down_on_stop", where, false);
   bond.slow_steering =
       read_choice(in, node, "slow_steering", where, kSlowSteeringNames, SlowSteering::kAuto);
   if (const YAML::Node lacp = node["lacp"]; lacp.IsDefined()) {
@@ -394,8 +395,12 @@ void expand_trace_path(const YamlReader& in, const YAML::Node& node, const Confi
 }
 
 void read_control(const YamlReader& in, const YAML::Node& node, ControlConfig& control) {
-  in.expect_map(node, "control", {"socket"});
+  in.expect_map(node, "control", {"socket", "deadline_slack_ms", "protocol_rt_priority"});
   control.socket = in.get_string(node, "socket", "control", control.socket);
+  control.deadline_slack_ms = static_cast<std::uint32_t>(
+      in.get_uint(node, "deadline_slack_ms", "control", 1, 10000, control.deadline_slack_ms));
+  control.protocol_rt_priority = static_cast<std::uint32_t>(
+      in.get_uint(node, "protocol_rt_priority", "control", 0, 99, control.protocol_rt_priority));
   constexpr std::size_t kMaxUnixPath = 107;  // sizeof(sockaddr_un::sun_path) - 1
   if (control.socket.size() > kMaxUnixPath)
     in.fail(node["socket"], "control.socket",

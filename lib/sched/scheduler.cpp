@@ -202,6 +202,7 @@ std::uint32_t Scheduler::release_due(std::uint64_t now_ns, std::span<const Membe
     if (members[m].counters.has(CongestionCounters::kTxPackets))
       progress[m].sent = members[m].counters.tx_packets;
     progress[m].counted_ns = std::min(now_ns, members[m].counted_ns);
+    progress[m].acked_generation = members[m].acked_generation;
     progress[m].history = &queues_[m];
   }
   return holds_.release_due(now_ns, table, progress, flowlets_.last_seen_ns(), member_load_);

@@ -40,10 +40,14 @@ struct Settings {
 struct MemberInput {
   bool distributing = false;
   std::optional<std::uint32_t> queue_depth;
-  // Every worker had seen the tables published before this time, and everything they distributed
-  // to the member before it is in queue_depth (when known) or already sent (held_moves.hpp).
+  // Everything the workers distributed to the member before this time is in queue_depth (when
+  // known) or already sent (queue_history.hpp).
   std::uint64_t counted_ns = kCountedNow;
   CongestionCounters counters;  // cumulative
+  // Every worker distributed on this table generation or a newer one when it measured the
+  // member's queue: nothing a held bucket's older tables sent can reach the member after that
+  // measurement (held_moves.hpp). kAckedAll: every generation (simulations, tests).
+  std::uint64_t acked_generation = kAckedAll;
 };
 
 struct StepResult {
@@ -101,6 +105,12 @@ class Scheduler {
                                                   std::span<const MemberIndex> buckets);
   // When release() next has work; 0 when nothing is held.
   std::uint64_t next_release_ns() const { return holds_.next_release_ns(); }
+  // The bond published the table the last step() or release() returned as `generation`: the
+  // moves it began wait until every worker has acknowledged it.
+  void note_published(std::uint64_t generation) { holds_.note_published(generation); }
+  // Ends every move in progress (a policy change to hash, whose rebuild gives every held bucket
+  // a member): what the workers hold leaves on the new table at once.
+  void abandon_moves() { holds_.clear(); }
 
   // Run-time changes (console): effective from the next step.
   void set_policy(PolicyKind kind, std::uint64_t now_ns);

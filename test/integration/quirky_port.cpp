@@ -89,6 +89,11 @@ QuirkyPort::~QuirkyPort() {
 }
 
 void QuirkyPort::attach(std::uint16_t nb_desc) {
+  attach(std::vector<std::uint16_t>(queues_.size(), nb_desc));
+}
+
+void QuirkyPort::attach(const std::vector<std::uint16_t>& per_queue) {
+  const std::uint16_t nb_desc = per_queue.empty() ? 0 : per_queue.front();
   if (retaining()) {
     std::uint16_t descriptors = nb_desc != 0 ? nb_desc : settings_.nb_desc;
     rte_eth_txq_info info{};
@@ -119,7 +124,8 @@ void QuirkyPort::attach(std::uint16_t nb_desc) {
   for (std::size_t q = 0; q < configured; ++q) {
     Queue& queue = *queues_[q];
     if (queue.callback != nullptr) continue;
-    queue.slots.assign(nb_desc_, nullptr);
+    queue.nb_desc = q < per_queue.size() && per_queue[q] != 0 ? per_queue[q] : nb_desc_;
+    queue.slots.assign(queue.nb_desc, nullptr);
     queue.next_slot = queue.oldest_slot = queue.held = 0;
     queue.callback = rte_eth_add_tx_callback(port_id_, queue.id, on_tx, &queue);
     if (queue.callback == nullptr) {
@@ -207,8 +213,8 @@ std::uint16_t QuirkyPort::room(Queue& queue, std::uint16_t count) {
   if (settings_.max_tx_burst != 0) taken = std::min<unsigned>(taken, settings_.max_tx_burst);
   taken = std::min(taken, rte_ring_free_count(queue.ring));
   if (settings_.tx_free == TxFree::kBatch) {
-    if (nb_desc_ - queue.held < settings_.free_thresh) free_oldest(queue, settings_.rs_thresh);
-    taken = std::min<unsigned>(taken, nb_desc_ - queue.held);
+    if (queue.nb_desc - queue.held < settings_.free_thresh) free_oldest(queue, settings_.rs_thresh);
+    taken = std::min<unsigned>(taken, queue.nb_desc - queue.held);
   }
   return static_cast<std::uint16_t>(taken);
 }
@@ -224,7 +230,7 @@ void QuirkyPort::retain(Queue& queue, rte_mbuf* packet) {
   }
   slot = packet;
   ++queue.held;
-  queue.next_slot = (queue.next_slot + 1) % nb_desc_;
+  queue.next_slot = (queue.next_slot + 1) % queue.nb_desc;
 }
 
 void QuirkyPort::free_oldest(Queue& queue, std::uint32_t count) {
@@ -232,7 +238,7 @@ void QuirkyPort::free_oldest(Queue& queue, std::uint32_t count) {
   for (std::uint32_t i = 0; i < count; ++i) {
     rte_pktmbuf_free(queue.slots[queue.oldest_slot]);
     queue.slots[queue.oldest_slot] = nullptr;
-    queue.oldest_slot = (queue.oldest_slot + 1) % nb_desc_;
+    queue.oldest_slot = (queue.oldest_slot + 1) % queue.nb_desc;
   }
   queue.held -= count;
   queue.freed.fetch_add(count, std::memory_order_relaxed);

@@ -114,6 +114,9 @@ class QuirkyPort {
   // policy finds no descriptor count or thresholds that do not fit it. Calling it again only
   // adds callbacks for queues that have none.
   void attach(std::uint16_t nb_desc = 0);
+  // The same with a descriptor count per TX queue, as the application configured each (braid's
+  // bond members: a short control queue last); 0 entries take the first's.
+  void attach(const std::vector<std::uint16_t>& per_queue);
 
   // The next `packets` packets that `queue` would otherwise take are refused: a burst taken while
   // refusals are pending comes back short by up to that many (the tail of the burst, which the
@@ -150,6 +153,7 @@ class QuirkyPort {
     const rte_eth_rxtx_callback* callback = nullptr;
     // The "NIC"'s slots: only the sending thread touches them (and release_all, when none sends).
     std::vector<rte_mbuf*> slots;
+    std::uint32_t nb_desc = 0;      // this queue's descriptors
     std::uint32_t next_slot = 0;    // where the next packet goes
     std::uint32_t oldest_slot = 0;  // kBatch: the next to free
     std::uint32_t held = 0;

@@ -60,6 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   LacpSystem lacp(system, ports, [&](std::size_t, braid::ByteSpan frame) {
     check(frame.size() == kSlowFrameLen);
     ++frames_out;
+    return true;
   });
   lacp.on_link(0, true, 25'000, true, 0);
   lacp.on_link(1, true, 25'000, true, 0);

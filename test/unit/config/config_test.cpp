@@ -121,7 +121,8 @@ cross_connect: [[host, uplink], [h2, backup]]
   EXPECT_EQ(uplink.min_links, 1u);
   EXPECT_TRUE(uplink.lacp.fast);
   EXPECT_TRUE(uplink.lacp.active);
-  EXPECT_TRUE(uplink.lacp.fallback);
+  EXPECT_FALSE(uplink.lacp.fallback);  // off, as in Open vSwitch (doc/lacp.md)
+  EXPECT_FALSE(uplink.link_down_on_stop);
   EXPECT_FALSE(uplink.lacp.key.has_value());
   EXPECT_EQ(uplink.lacp.aggregate_wait_ms, 2000u);
   EXPECT_EQ(uplink.slow_steering, SlowSteering::kAuto);
