@@ -50,7 +50,7 @@ def wait_until(predicate, timeout_s, period_s=0.05, what="condition"):
         time.sleep(period_s)
 
 
-def braid_config(socket_path, members, host_if, fallback=True, link_poll_us=None):
+def braid_config(socket_path, members, host_if, fallback=True):
     # A member needs a TX queue per worker plus the control thread's LACPDU queue: qpairs=2.
     # Without it braid stops at start-up with: port "m0" (net_af_packet0,iface=...): needs 2 TX
     # queues (one per worker) but the device has 1; use fewer workers: Invalid argument.
@@ -58,16 +58,15 @@ def braid_config(socket_path, members, host_if, fallback=True, link_poll_us=None
     # net_af_packet and hands that queue to the worker (the kernel fans a member's frames out
     # over both queue sockets, so an unpolled one would lose half of them).
     member_ports = "".join(
-        f'  - {{name: {name}, device: "net_af_packet{i},iface={ifname},qpairs=2,{AF_PACKET_RING}"}}\n'
-        for i, (name, ifname) in enumerate(zip(MEMBERS, members)))
-    poll = f"\n    link_poll_us: {link_poll_us}" if link_poll_us else ""
+        f'  - {{name: {name}, device: "net_af_packet{i},iface={ifname},qpairs=2,'
+        f'{AF_PACKET_RING}"}}\n' for i, (name, ifname) in enumerate(zip(MEMBERS, members)))
     return f"""\
 ports:
   - {{name: host, device: "net_af_packet{len(members)},iface={host_if},{AF_PACKET_RING}"}}
 {member_ports}bonds:
   - name: uplink
     members: [{", ".join(MEMBERS[:len(members)])}]
-    mode: lacp{poll}
+    mode: lacp
     lacp: {{rate: fast, fallback: {"true" if fallback else "false"}}}
 workers:
   lcores: [1]
@@ -168,7 +167,7 @@ class Rig:
         self.partner = None
         self.braid = None
 
-    def build(self, fallback=True, link_poll_us=None):
+    def build(self, fallback=True):
         lab = self.lab.__enter__()
         ns = lab.ns
         self.bh, self.bx = lab.name("bh"), lab.name("bx")
@@ -199,7 +198,7 @@ class Rig:
         if self.partner_name == "testpmd":
             self.streams["K"] = Stream("K", self.px, ns, PARTNER_SIDE_MAC, BRAID_SIDE_MAC,
                                        TESTPMD_PUMP_PPS, flows=16).start()
-        config = braid_config("{socket}", self.gw, self.bh, fallback, link_poll_us)
+        config = braid_config("{socket}", self.gw, self.bh, fallback)
         self.braid = Braid(self.dir, config, f"{ns}br").start()
         return self
 
@@ -268,9 +267,9 @@ class Rig:
         tap = self.taps[f"gw{member}"]
         return sum(tap.count(s, since_ns, until_ns) for s in ("I", "K"))
 
-    def last_inbound_on(self, member, since_ns):
+    def last_inbound_on(self, member, since_ns, until_ns):
         tap = self.taps[f"gw{member}"]
-        times = [t for t in (tap.last(s, since_ns) for s in ("I", "K")) if t is not None]
+        times = [t for t in (tap.last(s, since_ns, until_ns) for s in ("I", "K")) if t]
         return max(times) if times else None
 
     def lacpdus_between(self, tap, since_ns, until_ns):

@@ -174,8 +174,12 @@ class TestpmdPartner:
         return self.child.pid
 
     def start(self):
-        argv = ["netns", "exec", self.lab.ns, "dpdk-testpmd", "--lcores=0@(0,1),1@(0,1)", "--no-huge",
-                "-m", "512", "--no-pci", f"--file-prefix={self.prefix}",
+        # Neither lcore pinned: testpmd's forwarding lcore polls without a pause, and pinned on
+        # braid's worker CPU the kernel's scheduler (EEVDF) starved it for seconds at a time in
+        # favour of braid's worker, which sleeps in syscalls often (LACPDUs were late, frames
+        # lost in full rings). Left free, it runs wherever there is room.
+        argv = ["netns", "exec", self.lab.ns, "dpdk-testpmd", "--lcores=0@(0,1),1@(0,1)",
+                "--no-huge", "-m", "512", "--no-pci", f"--file-prefix={self.prefix}",
                 f"--vdev=net_af_packet0,iface={self.members[0]},{AF_PACKET_RING}",
                 f"--vdev=net_af_packet1,iface={self.members[1]},{AF_PACKET_RING}",
                 f"--vdev=net_af_packet2,iface={self.traffic},{AF_PACKET_RING}",

@@ -85,9 +85,9 @@ def test_admin_down_partner_stops_sending_within_a_round_trip(make_rig, partner)
     rig.stop_traffic()
     rig.taps.settle()
     drops = delta(rig.braid.drops(), drops_before)
-    last = rig.last_inbound_on(1, t_cmd)
+    last = rig.last_inbound_on(1, t_cmd, t_end)
     kept_s = (last - t_cmd) / NS if last else 0.0
-    frames = rig.inbound_on(1, t_cmd)
+    frames = rig.inbound_on(1, t_cmd, t_end)
     still = last is not None and last > t_end - 0.2 * NS
     print(f"\n[{partner}] admin down m1: the partner kept sending on m1 for {kept_s:.3f} s"
           f"{' (still at the end of the window)' if still else ''}: {frames} frames "
@@ -117,6 +117,9 @@ def test_restart_partner_stops_sending_while_braid_is_down(make_rig, partner):
     time.sleep(1.0)  # down for a second, as a supervisor's restart delay keeps it
     rx_after = [rig.stats(gw, "rx_packets") for gw in rig.gw]
     t_restart = now_ns()
+    # net_af_packet leaves the interface as it found it: up, carrier on, so the partner sees
+    # nothing at the link layer either.
+    operstate = [rig.lab.operstate(gw) for gw in rig.gw]
     rig.braid.start()
     down_s = (t_restart - t_exit) / NS
     lacpdus = sum(rig.lacpdus_between(f"gw{i}", t_exit, t_restart) for i in range(2))
@@ -125,7 +128,8 @@ def test_restart_partner_stops_sending_while_braid_is_down(make_rig, partner):
     allowed = ROUND_TRIP_S * rig.inbound_pps()
     print(f"\n[{partner}] braid down {down_s:.2f} s: the partner sent {kernel_frames} data frames "
           f"into gw0/gw1 (kernel rx minus {lacpdus} LACPDUs; taps: {tapped}) = "
-          f"{kernel_frames / rig.inbound_pps():.2f} s of its traffic; allowed {allowed:.0f}")
+          f"{kernel_frames / rig.inbound_pps():.2f} s of its traffic; allowed {allowed:.0f}; "
+          f"gw0/gw1 {operstate} meanwhile")
     # After the restart LACP comes back and traffic flows both ways over both members again.
     up_s = rig.wait_lacp_up()
     t_up = now_ns()
@@ -184,6 +188,8 @@ def test_partner_killed_braid_stops_distributing(make_rig, partner, fallback):
     assert tapped == [0, 0] and kernel_data == 0
 
 
+@pytest.mark.xfail(strict=True, reason="issue 13 item 4: a member that hears only its own "
+                   "LACPDUs defaults and, with fallback, is used individually on the loop")
 def test_looped_cable_never_distributes(make_rig):
     rig = make_rig(None, fallback=True)  # m0 and m1 are the two ends of one veth
     rig.start_traffic("O")
@@ -195,10 +201,13 @@ def test_looped_cable_never_distributes(make_rig):
             distributed = ((now_ns() - t_start) / NS, sorted(members))
         time.sleep(0.1)
     rig.stop_traffic("O")
+    rig.taps.settle()
     ports = rig.braid.lacp_ports()
     print(f"\n[loop] per member (lacpdu_rx, bad): "
           f"{ {m: (p['lacpdu_rx'], p['bad']) for m, p in ports.items()} }; "
-          f"distributing: {distributed or 'never'}")
+          f"distributing: {distributed or 'never'}; frames into the loop: "
+          f"{[rig.taps[f'gw{i}'].count('O') for i in range(2)]}, back out of the host port: "
+          f"{rig.taps['bx'].count('O')}")
     # Every LACPDU braid hears is its own: rejected (as `loopback`; `show lacp` reports the
     # total of rejected frames, `bad`), none accepted.
     for member in MEMBERS:
@@ -220,6 +229,7 @@ def link_event_ns(rig, member, state, since_ns):
 @pytest.mark.xfail(strict=True, reason="issue 13 item 6: net_af_packet reports its link up "
                    "whatever the carrier, so braid never sees a member's link go down")
 def test_link_down_takes_member_out_within_link_poll(make_rig, partner, end):
+    """`ip link set gw1 down` (braid's end) or sw1 down (the far end: gw1 loses carrier)."""
     rig = make_rig(partner)
     rig.wait_lacp_up()
     rig.learn_macs()
@@ -229,14 +239,17 @@ def test_link_down_takes_member_out_within_link_poll(make_rig, partner, end):
     t_cmd = now_ns()
     rig.lab.set_link(ifname, False, ns)
     try:
-        t_event = None
-        deadline = now_ns() + 2 * NS
-        while t_event is None and now_ns() < deadline:
+        # Until braid logs the link down, or LACP takes m1 out (the short timeout) instead.
+        t_event = t_out = None
+        while t_event is None and now_ns() < t_cmd + int((SHORT_TIMEOUT_S + 1.5) * NS):
             t_event = link_event_ns(rig, "m1", "down", t_cmd)
+            if t_out is None and "m1" not in rig.braid.distributing():
+                t_out = now_ns()
             time.sleep(0.01)
         latency_ms = (t_event - t_cmd) / 1e6 if t_event else None
-        print(f"\n[{partner}, {end} end] link down: braid's event "
-              f"{f'{latency_ms:.1f} ms' if t_event else 'never (2 s)'} after the command")
+        print(f"\n[{partner}, {end} end] link down: braid's link event "
+              f"{f'{latency_ms:.1f} ms' if t_event else 'never'} after the command; m1 out of "
+              f"distribution {f'{(t_out - t_cmd) / NS:.3f} s' if t_out else 'never'} after it")
         # link_poll_us (1 ms by default) plus a few ms for the command and the event log.
         assert t_event is not None and latency_ms <= 50
         assert "m1" not in rig.braid.distributing()
@@ -254,9 +267,23 @@ def test_link_down_takes_member_out_within_link_poll(make_rig, partner, end):
     assert rig.per_member("O", t_back)[1] > 0
 
 
+def pdu_timeline(pdus, t0, count=8):
+    """LACPDUs as 'ms after t0 actor/partner state'."""
+    return ", ".join(f"{(t - t0) / 1e6:.0f} ms 0x{a:02x}/0x{p:02x}" for t, a, p in pdus[:count])
+
+
 def test_far_end_bounce_braid_waits_for_partner_collecting(make_rig):
     """testpmd's member 1 loses its link for longer than braid's timeout and gets it back:
-    braid must not distribute on m1 before the partner's LACPDUs on it say Sync+Collecting."""
+    braid must not distribute on m1 before the partner's LACPDUs on it say Sync+Collecting.
+
+    What happens on these links: while sw1 is down, both sides' net_af_packet TX rings keep
+    the LACPDUs they could not send, and the kernel sends them the moment the carrier is back.
+    braid hears testpmd's stale ones first (Sync+Collecting+Distributing, and braid in sync as
+    testpmd last saw it), distributes on m1 within a few ms; testpmd then hears braid's stale
+    ones (braid expired, out of sync), leaves Distributing, and in about one run of three
+    drops some of braid's first frames on m1 (printed as "lost") until braid's fresh LACPDUs
+    arrive. That loss depends on the order the two flushes land in, so it is reported here, not
+    asserted (issue 13 item 13)."""
     rig = make_rig("testpmd")
     rig.wait_lacp_up()
     rig.learn_macs()
@@ -273,12 +300,19 @@ def test_far_end_bounce_braid_waits_for_partner_collecting(make_rig):
     rig.stop_traffic("O")
     rig.taps.settle()
     t_data = rig.taps["sw1"].first("O", t_up)
-    pdus = [(t, actor) for t, actor, _ in rig.taps["gw1"].lacpdus if t >= t_up]
-    ready = [t for t, actor in pdus if actor & (SYNC | COLLECTING) == SYNC | COLLECTING]
-    timeline = ", ".join(f"{(t - t_up) / 1e6:.0f} ms 0x{a:02x}" for t, a in pdus[:8])
-    print(f"\n[testpmd] link up; testpmd's LACPDUs on m1: {timeline}; braid distributing on "
-          f"m1 at {(t_distributing - t_up) / 1e6:.0f} ms, its first frame on m1 at "
-          f"{(t_data - t_up) / 1e6 if t_data else float('nan'):.0f} ms")
+    partner_pdus = [pdu for pdu in rig.taps["gw1"].lacpdus if pdu[0] >= t_up]
+    braid_pdus = [pdu for pdu in rig.taps["sw1"].lacpdus if pdu[0] >= t_up]
+    ready = [t for t, actor, _ in partner_pdus if actor & (SYNC | COLLECTING) == SYNC | COLLECTING]
+    # What braid put on m1 after the bounce that the partner did not deliver.
+    sw1 = rig.taps["sw1"]
+    on_m1 = {seq: t for t, seq in zip(sw1.times["O"], sw1.seqs["O"]) if t >= t_up}
+    lost_at = sorted(on_m1[seq] for seq in set(on_m1) - rig.taps["px"].unique("O"))
+    print(f"\n[testpmd] sw1 up again; testpmd's LACPDUs on m1: {pdu_timeline(partner_pdus, t_up)}"
+          f"; braid's: {pdu_timeline(braid_pdus, t_up, 5)}; braid distributing on m1 at "
+          f"{(t_distributing - t_up) / 1e6:.0f} ms (polled), its first frame on m1 at "
+          f"{(t_data - t_up) / 1e6 if t_data else float('nan'):.0f} ms; of its {len(on_m1)} "
+          f"frames on m1 the partner lost {len(lost_at)}"
+          f"{f' at {sorted({(t - t_up) // 1_000_000 for t in lost_at})} ms' if lost_at else ''}")
     assert t_data is not None and ready, "no data on m1 after the bounce, or partner never ready"
     assert t_data >= ready[0], (f"braid sent on m1 {(ready[0] - t_data) / 1e6:.0f} ms before "
                                 "the partner said it collects there")

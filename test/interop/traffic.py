@@ -8,6 +8,7 @@ PMD on the other end does (net_af_packet bypasses the qdisc, so its own transmis
 visible to other sockets on the sending side anyway)."""
 
 import array
+import errno
 import select
 import socket
 import struct
@@ -187,9 +188,10 @@ class TapRecord:
         times = self.times.get(stream, ())
         return sum(1 for t in times if t >= since_ns and (until_ns is None or t < until_ns))
 
-    def last(self, stream, since_ns=0):
-        """Time of the last frame of `stream` at or after since_ns (None: none)."""
-        times = [t for t in self.times.get(stream, ()) if t >= since_ns]
+    def last(self, stream, since_ns=0, until_ns=None):
+        """Time of the last frame of `stream` in [since_ns, until_ns) (None: none)."""
+        times = [t for t in self.times.get(stream, ())
+                 if t >= since_ns and (until_ns is None or t < until_ns)]
         return max(times) if times else None
 
     def first(self, stream, since_ns=0):
@@ -268,6 +270,10 @@ class Taps:
                 frame, ancillary, _, address = sock.recvmsg(256, 64)
             except BlockingIOError:
                 return
+            except OSError as error:
+                if error.errno == errno.ENETDOWN:  # the link went down: reported once
+                    continue
+                raise
             if address[2] == PACKET_OUTGOING:
                 continue
             now = time.monotonic_ns()
