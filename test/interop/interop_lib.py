@@ -23,12 +23,12 @@ from braidlib import BRAID, ctl, ctl_json, stop, wait_for  # noqa: E402
 
 from netlab import NetLab  # noqa: E402
 from partners import AF_PACKET_RING, PARTNERS  # noqa: E402
-from traffic import COLLECTING, DISTRIBUTING, SYNC, Stream, Taps  # noqa: E402
+from traffic import Stream, Taps  # noqa: E402
 
 # Two MACs that no interface has: the test's hosts at either end (OVS learns them).
 BRAID_SIDE_MAC = "02:b1:00:00:00:01"
 PARTNER_SIDE_MAC = "02:b1:00:00:00:02"
-DATA_PPS = 3000
+DATA_PPS = 2000
 # DPDK's bonding PMD in mode 4 sends its LACPDUs only from the application's TX burst, and
 # testpmd's io forwarding calls TX burst only when it received something: without traffic into
 # the traffic port, the PMD sends no LACPDU at all and braid's partner expires. This stream
@@ -194,12 +194,14 @@ class Rig:
         if self.partner_name is not None:
             self.streams["I"] = Stream("I", self.px, ns, PARTNER_SIDE_MAC, BRAID_SIDE_MAC,
                                        DATA_PPS)
-            self.partner = PARTNERS[self.partner_name](lab, self.dir, self.sw, self.pt).start()
+            self.partner = PARTNERS[self.partner_name](lab, self.dir, self.sw, self.pt)
+            self.partner.start()
         if self.partner_name == "testpmd":
             self.streams["K"] = Stream("K", self.px, ns, PARTNER_SIDE_MAC, BRAID_SIDE_MAC,
                                        TESTPMD_PUMP_PPS, flows=16).start()
         config = braid_config("{socket}", self.gw, self.bh, fallback)
-        self.braid = Braid(self.dir, config, f"{ns}br").start()
+        self.braid = Braid(self.dir, config, f"{ns}br")
+        self.braid.start()
         return self
 
     def close(self):
@@ -217,13 +219,17 @@ class Rig:
     # --- LACP ---------------------------------------------------------------------------------
 
     def partner_ready(self, member):
-        """The partner's own actor state on member i has Sync, Collecting and Distributing."""
-        want = SYNC | COLLECTING | DISTRIBUTING
-        return self.partner.actor_states().get(self.sw[member], 0) & want == want
+        """The partner collects and distributes on member i (partners.py: ready())."""
+        return self.partner.ready(self.sw[member])
 
     def both_sides_up(self):
-        return (self.braid.distributing() == set(MEMBERS)
-                and all(self.partner_ready(i) for i in range(2)))
+        """braid distributes on both members, the partner says it collects and distributes on
+        both, and braid has heard it say so (its LACPDUs can lag its own state)."""
+        if self.braid.distributing() != set(MEMBERS):
+            return False
+        if not all(self.partner_ready(i) for i in range(2)):
+            return False
+        return all(p["partner_state"][3:6] == "SCD" for p in self.braid.lacp_ports().values())
 
     def wait_lacp_up(self, timeout_s=20):
         """Waits until both sides collect and distribute on both members; returns the seconds."""

@@ -17,10 +17,14 @@ from traffic import ACTIVITY, AGGREGATION, COLLECTING, DEFAULTED, DISTRIBUTING, 
     TIMEOUT
 
 OVS_SCHEMA = "/usr/share/openvswitch/vswitch.ovsschema"
-# net_af_packet's default ring is 512 frames per queue: about 100 ms of test traffic, less than
-# a busy 2-core machine may keep a polling thread off the CPU (the kernel then drops frames
-# where nobody counts them). 4096 frames (8 MiB, locked) ride out a second.
+# net_af_packet's default ring is 512 frames per queue: a fraction of a second of test traffic,
+# less than a busy 2-core machine may keep a polling thread off the CPU (the kernel then drops
+# frames where nobody counts them). braid's worker is pinned and gets its share: 4096 frames
+# (8 MiB, locked) ride out a second. testpmd's forwarding lcore has been seen starved for more
+# than that: 8192 frames (16 MiB; a frame must hold the 1500-byte MTU) hold 4 s of its port's
+# traffic.
 AF_PACKET_RING = "framecnt=4096"
+TESTPMD_AF_PACKET_RING = "framecnt=8192"
 
 # Words both OVS (lacp/show) and testpmd (show bonding lacp info) print for the state bits.
 STATE_WORDS = {
@@ -28,6 +32,9 @@ STATE_WORDS = {
     "synchronized": SYNC, "synchronization": SYNC, "collecting": COLLECTING,
     "distributing": DISTRIBUTING, "defaulted": DEFAULTED, "expired": EXPIRED,
 }
+
+
+READY = SYNC | COLLECTING | DISTRIBUTING
 
 
 def state_bits(words):
@@ -93,7 +100,21 @@ class OvsPartner:
             (self.dir / sub).mkdir(parents=True, exist_ok=True)
         db = self.dir / "db" / "conf.db"
         subprocess.run(["ovsdb-tool", "create", str(db), OVS_SCHEMA], check=True, env=self.env)
-        log = open(self.dir / "log" / "stdout.log", "w")
+        with open(self.dir / "log" / "stdout.log", "w") as log:
+            self._start_daemons(db, log)
+        # balance-tcp, not balance-slb: SLB hashes the source MAC (and VLAN) only, and every
+        # test flow has the same MACs, so SLB would put them all on one member; balance-tcp
+        # hashes the 5-tuple (it needs LACP, which is what is tested). No rebalancing: flows
+        # stay where the hash put them, so per-member counts mean the same all test long.
+        self.vsctl("add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev",
+                   "other_config:mac-aging-time=3600",
+                   "--", "add-bond", "br0", "bond0", *self.members, "lacp=active",
+                   "bond_mode=balance-tcp", "other_config:lacp-time=fast",
+                   "other_config:bond-rebalance-interval=0",
+                   "--", "add-port", "br0", self.traffic)
+        return self
+
+    def _start_daemons(self, db, log):
         self.ovsdb = self._in_ns("ovsdb-server", db, f"--remote=punix:{self.db_sock}",
                                  f"--pidfile={self.run_dir / 'ovsdb-server.pid'}",
                                  f"--unixctl={self.run_dir / 'ovsdb-server.ctl'}",
@@ -107,17 +128,6 @@ class OvsPartner:
                                     f"--log-file={self.dir / 'log' / 'ovs-vswitchd.log'}",
                                     stdout=log, stderr=subprocess.STDOUT)
         self._wait_for(self.vswitchd_ctl, self.vswitchd, "ovs-vswitchd")
-        # balance-tcp, not balance-slb: SLB hashes the source MAC (and VLAN) only, and every
-        # test flow has the same MACs, so SLB would put them all on one member; balance-tcp
-        # hashes the 5-tuple (it needs LACP, which is what is tested). No rebalancing: flows
-        # stay where the hash put them, so per-member counts mean the same all test long.
-        self.vsctl("add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev",
-                   "other_config:mac-aging-time=3600",
-                   "--", "add-bond", "br0", "bond0", *self.members, "lacp=active",
-                   "bond_mode=balance-tcp", "other_config:lacp-time=fast",
-                   "other_config:bond-rebalance-interval=0",
-                   "--", "add-port", "br0", self.traffic)
-        return self
 
     @staticmethod
     def _wait_for(path, process, what, timeout=30):
@@ -145,6 +155,16 @@ class OvsPartner:
                 states[member] = state_bits(found.group(1))
         return states
 
+    def enabled_members(self):
+        """Members bond/show calls enabled: what OVS actually hashes flows onto."""
+        return set(re.findall(r"^(?:member|slave) (\S+): enabled", self.bond_show(), re.M))
+
+    def ready(self, member):
+        """Sync, Collecting, Distributing in its LACPDUs, and enabled in the bond: OVS gives a
+        new flow's hash bucket to an enabled member once and, without rebalancing, for good."""
+        return (self.actor_states().get(member, 0) & READY == READY
+                and member in self.enabled_members())
+
     def kill(self):
         """kill -9 of ovs-vswitchd (ovsdb-server stays: it carries no traffic)."""
         os.kill(self.vswitchd.pid, signal.SIGKILL)
@@ -167,7 +187,7 @@ class TestpmdPartner:
         self.lab, self.members, self.traffic = lab, members, traffic
         self.log_path = pathlib.Path(directory) / "testpmd.log"
         self.prefix = f"{lab.ns}tp"
-        self.child = None
+        self.child = self.log = None
 
     @property
     def pid(self):
@@ -180,18 +200,20 @@ class TestpmdPartner:
         # lost in full rings). Left free, it runs wherever there is room.
         argv = ["netns", "exec", self.lab.ns, "dpdk-testpmd", "--lcores=0@(0,1),1@(0,1)",
                 "--no-huge", "-m", "512", "--no-pci", f"--file-prefix={self.prefix}",
-                f"--vdev=net_af_packet0,iface={self.members[0]},{AF_PACKET_RING}",
-                f"--vdev=net_af_packet1,iface={self.members[1]},{AF_PACKET_RING}",
-                f"--vdev=net_af_packet2,iface={self.traffic},{AF_PACKET_RING}",
+                f"--vdev=net_af_packet0,iface={self.members[0]},{TESTPMD_AF_PACKET_RING}",
+                f"--vdev=net_af_packet1,iface={self.members[1]},{TESTPMD_AF_PACKET_RING}",
+                f"--vdev=net_af_packet2,iface={self.traffic},{TESTPMD_AF_PACKET_RING}",
                 # DPDK 22.11 names members "slave"; l34 spreads flows (default l2: one member).
                 "--vdev=net_bonding0,mode=4,slave=net_af_packet0,slave=net_af_packet1,"
                 "xmit_policy=l34",
                 "--", "-i", "--forward-mode=io", "--total-num-mbufs=16384"]
-        self.child = pexpect.spawn("ip", argv, encoding="utf-8", timeout=30,
-                                   logfile=open(self.log_path, "w"), dimensions=(500, 200))
+        self.log = open(self.log_path, "w")
+        self.child = pexpect.spawn("ip", argv, encoding="utf-8", timeout=30, logfile=self.log,
+                                   dimensions=(500, 200))
         self.child.expect_exact("testpmd> ")
         self.cmd("set portlist 2,3")
-        self.cmd("start")
+        started = self.cmd("start")
+        assert "Not all ports were started" not in started, f"testpmd: see {self.log_path}"
         return self
 
     def cmd(self, line):
@@ -229,21 +251,25 @@ class TestpmdPartner:
                 states[member] = state_bits(found.group(1))
         return states
 
+    def ready(self, member):
+        return self.actor_states().get(member, 0) & READY == READY
+
     def kill(self):
         os.kill(self.child.pid, signal.SIGKILL)
         self.child.wait()
 
     def close(self):
-        if self.child is None or not self.child.isalive():
-            return
-        try:
-            self.child.sendline("quit")
-            self.child.expect(pexpect.EOF, timeout=15)
-        except (pexpect.TIMEOUT, pexpect.EOF, OSError):
-            pass
-        if self.child.isalive():
-            os.kill(self.child.pid, signal.SIGKILL)
-        self.child.wait()
+        if self.child is not None and self.child.isalive():
+            try:
+                self.child.sendline("quit")
+                self.child.expect(pexpect.EOF, timeout=15)
+            except (pexpect.TIMEOUT, pexpect.EOF, OSError):
+                pass
+            if self.child.isalive():
+                os.kill(self.child.pid, signal.SIGKILL)
+                self.child.wait()
+        if self.log is not None:
+            self.log.close()
 
 
 PARTNERS = {"ovs": OvsPartner, "testpmd": TestpmdPartner}

@@ -29,6 +29,10 @@ def delta(after, before):
     return {key: after[key] - before.get(key, 0) for key in after}
 
 
+def total(count):
+    return sum(count) if isinstance(count, list) else count
+
+
 def run_for(rig, seconds, *streams):
     rig.start_traffic(*streams)
     time.sleep(seconds)
@@ -60,7 +64,11 @@ def test_lacp_up_and_traffic_both_ways_over_both_members(make_rig, partner):
         assert acc["tap_kernel_drops"] == 0, acc
         # braid dropped nothing, the partner lost nothing: every frame crossed one member and
         # arrived once at the far end.
-        assert acc["sent"] == sum(acc["on_members"]) == acc["delivered"], acc
+        braid_in, braid_out = (("sent", "on_members") if stream == "O"
+                               else ("on_members", "delivered"))
+        assert total(acc[braid_in]) == total(acc[braid_out]), f"braid lost frames: {acc}"
+        assert acc["sent"] == sum(acc["on_members"]) == acc["delivered"], (
+            f"{partner} lost frames (a starved poller's kernel ring overrun?): {acc}")
         for share in acc["on_members"]:
             assert share >= 0.2 * acc["sent"], f"both members carry {stream}: {acc}"
     assert sum(drops.values()) == 0, drops
@@ -79,27 +87,29 @@ def test_admin_down_partner_stops_sending_within_a_round_trip(make_rig, partner)
     t_cmd = now_ns()
     assert "admin down" in rig.braid.ctl("set", "member", "m1", "down").stdout
     t_done = now_ns()
-    window_s = SHORT_TIMEOUT_S + 1.0  # OVS times a silent member out after 3 s
-    time.sleep(window_s)
-    t_end = now_ns()
+    # OVS times a silent member out after 3 s; testpmd's bond after 90 s (it runs the long
+    # timeout), so for testpmd the window ends first.
+    time.sleep(SHORT_TIMEOUT_S + 1.0)
+    t_stop = now_ns()
     rig.stop_traffic()
     rig.taps.settle()
     drops = delta(rig.braid.drops(), drops_before)
-    last = rig.last_inbound_on(1, t_cmd, t_end)
+    last = rig.last_inbound_on(1, t_cmd, None)
     kept_s = (last - t_cmd) / NS if last else 0.0
-    frames = rig.inbound_on(1, t_cmd, t_end)
-    still = last is not None and last > t_end - 0.2 * NS
+    late = rig.inbound_on(1, t_cmd + int(ROUND_TRIP_S * NS))
+    still = last is not None and last > t_stop - int(0.2 * NS)
     print(f"\n[{partner}] admin down m1: the partner kept sending on m1 for {kept_s:.3f} s"
-          f"{' (still at the end of the window)' if still else ''}: {frames} frames "
-          f"(braid counted not_collecting +{drops['not_collecting']}); partner's actor state "
-          f"on m1 now 0x{rig.partner.actor_states().get(rig.sw[1], 0):02x}")
+          f"{' (until the traffic stopped)' if still else ''}: {rig.inbound_on(1, t_cmd)} "
+          f"frames, {late} of them after {ROUND_TRIP_S} s (braid counted not_collecting "
+          f"+{drops['not_collecting']}); the partner's actor state on m1 is now "
+          f"0x{rig.partner.actor_states().get(rig.sw[1], 0):02x}")
     # braid's side of it works: m1 left distribution inside the command, nothing of braid's
     # traffic left on m1 afterwards, nothing lost for want of a member.
     assert "m1" not in rig.braid.distributing()
     assert rig.per_member("O", t_done + 50_000_000)[1] == 0
     assert drops["no_member"] == 0, drops
     # The partner's side: it should have stopped within a round trip.
-    assert kept_s <= ROUND_TRIP_S, f"partner sent on m1 for {kept_s:.3f} s after admin down"
+    assert late == 0, f"the partner sent on m1 for {kept_s:.3f} s after admin down"
 
 
 @pytest.mark.parametrize("partner", PARTNERS)

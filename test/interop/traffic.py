@@ -80,9 +80,8 @@ def packet_socket(ifname, ns=None):
 
 
 class Stream:
-    """Frames tagged `stream` (one letter) sent from `ifname` at `pps`, over `flows` flows, in
-    batches every millisecond, until stopped. `sent` and `send_log` ((time_ns, next_seq) per
-    batch) say what left when."""
+    """Frames tagged `stream` (one letter) sent from `ifname` at `pps` over `flows` flows, a
+    batch every millisecond, from start() to stop() (again and again: sequence numbers go on)."""
 
     def __init__(self, stream, ifname, ns, src_mac, dst_mac, pps, flows=64):
         self.stream = stream
@@ -90,8 +89,7 @@ class Stream:
         self._templates = [frame_template(src_mac, dst_mac, stream, f) for f in range(flows)]
         self._sock = packet_socket(ifname, ns)
         self.sent = 0
-        self.send_errors = 0
-        self.send_log = array.array("q")
+        self.send_errors = 0  # the interface was down
         self._stop = threading.Event()
         self._thread = None
 
@@ -114,7 +112,7 @@ class Stream:
         self._sock.close()
 
     def send(self, count):
-        """Sends `count` frames now (no pacing): warm-up frames for MAC learning."""
+        """Sends `count` frames now, unpaced (warm-up frames for MAC learning)."""
         for _ in range(count):
             self._send_one()
 
@@ -138,31 +136,16 @@ class Stream:
             if now < next_ns:
                 time.sleep((next_ns - now) / 1e9)
                 continue
-            # Catch up on at most 20 ms that the scheduler took from us; a longer stall is
-            # lost (the rate stays modest rather than bursting).
-            batches = min((now - next_ns) // period_ns + 1, 20)
-            next_ns = max(next_ns + period_ns * batches, now - 20 * period_ns)
+            # Batches the scheduler kept us from are made up for 20 ms back at most: after a
+            # longer stall the rate stays modest rather than bursting.
+            next_ns = max(next_ns, now - 20 * period_ns)
+            batches = (now - next_ns) // period_ns + 1
+            next_ns += batches * period_ns
             owed += per_batch * batches
             count = int(owed)
             owed -= count
-            self.send_log.append(now)
-            self.send_log.append(self.sent)
             for _ in range(count):
                 self._send_one()
-
-    def sent_between(self, start_ns, end_ns):
-        """Frames sent in batches stamped in [start_ns, end_ns)."""
-        first = last = None
-        log = self.send_log
-        for i in range(0, len(log), 2):
-            if log[i] >= start_ns and first is None:
-                first = log[i + 1]
-            if log[i] >= end_ns:
-                last = log[i + 1]
-                break
-        if first is None:
-            return 0
-        return (self.sent if last is None else last) - first
 
 
 class TapRecord:
@@ -208,17 +191,16 @@ class Taps:
     def __init__(self):
         self.records = {}
         self._socks = {}
-        self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = None
 
     def add(self, key, ifname, ns=None):
+        """Taps `ifname` (in netns `ns`) as `key`; before start()."""
         sock = packet_socket(ifname, ns)
         sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
         sock.setblocking(False)
-        with self._lock:
-            self.records[key] = TapRecord()
-            self._socks[sock.fileno()] = (key, sock)
+        self.records[key] = TapRecord()
+        self._socks[sock.fileno()] = (key, sock)
         return self.records[key]
 
     def __getitem__(self, key):
@@ -236,12 +218,13 @@ class Taps:
         for _, sock in self._socks.values():
             sock.close()
 
-    def settle(self, quiet_s=0.3, timeout_s=5.0):
-        """Waits until no tap has received anything for quiet_s: what was in flight landed."""
+    def settle(self, streams=("O", "I"), quiet_s=0.3, timeout_s=5.0):
+        """Waits until no tap has received a frame of `streams` for quiet_s: what was in flight
+        has landed (testpmd's pump, which never stops, is not waited for)."""
         deadline = time.monotonic() + timeout_s
         last_total = -1
         while time.monotonic() < deadline:
-            total = sum(len(t) for r in self.records.values() for t in r.times.values())
+            total = sum(len(r.times.get(s, ())) for r in self.records.values() for s in streams)
             if total == last_total:
                 return
             last_total = total
