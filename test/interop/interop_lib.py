@@ -235,7 +235,9 @@ class Rig:
         """Waits until both sides collect and distribute on both members; returns the seconds."""
         start = time.monotonic()
         wait_until(self.both_sides_up, timeout_s, 0.1, "LACP up on both members, both sides")
-        return time.monotonic() - start
+        up_s = time.monotonic() - start
+        self.partner.spread()
+        return up_s
 
     def learn_macs(self):
         """A few frames each way so that OVS's MAC learning knows both test hosts (before, its

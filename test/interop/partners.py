@@ -73,6 +73,7 @@ class OvsPartner:
         self.vswitchd_ctl = self.run_dir / "ovs-vswitchd.ctl"
         self.ovsdb = None
         self.vswitchd = None
+        self.basis = 0
 
     @property
     def pid(self):
@@ -155,13 +156,21 @@ class OvsPartner:
                 states[member] = state_bits(found.group(1))
         return states
 
+    def spread(self):
+        """Once both members are enabled: OVS's userspace datapath balances balance-tcp by
+        recirculation, and gives all 256 hash buckets a member in one go (a disabled one's to
+        the active member) as soon as the bond first outputs, often while LACP has enabled only
+        one member; with rebalancing off they all stay there. A new hash basis resets the
+        buckets (bond_reconfigure), and they are dealt out again over both."""
+        self.basis += 1
+        self.vsctl("set", "port", "bond0", f"other_config:bond-hash-basis={self.basis}")
+
     def enabled_members(self):
         """Members bond/show calls enabled: what OVS actually hashes flows onto."""
         return set(re.findall(r"^(?:member|slave) (\S+): enabled", self.bond_show(), re.M))
 
     def ready(self, member):
-        """Sync, Collecting, Distributing in its LACPDUs, and enabled in the bond: OVS gives a
-        new flow's hash bucket to an enabled member once and, without rebalancing, for good."""
+        """Sync, Collecting, Distributing in its LACPDUs, and enabled in the bond."""
         return (self.actor_states().get(member, 0) & READY == READY
                 and member in self.enabled_members())
 
@@ -253,6 +262,9 @@ class TestpmdPartner:
 
     def ready(self, member):
         return self.actor_states().get(member, 0) & READY == READY
+
+    def spread(self):
+        """Nothing to do: the PMD hashes every frame afresh over the distributing members."""
 
     def kill(self):
         os.kill(self.child.pid, signal.SIGKILL)

@@ -66,7 +66,9 @@ def test_lacp_up_and_traffic_both_ways_over_both_members(make_rig, partner):
         # arrived once at the far end.
         braid_in, braid_out = (("sent", "on_members") if stream == "O"
                                else ("on_members", "delivered"))
-        assert total(acc[braid_in]) == total(acc[braid_out]), f"braid lost frames: {acc}"
+        assert total(acc[braid_in]) == total(acc[braid_out]), (
+            f"braid forwarded fewer {stream} frames than it received: {acc}; its drop "
+            f"counters moved by {drops}")
         assert acc["sent"] == sum(acc["on_members"]) == acc["delivered"], (
             f"{partner} lost frames (a starved poller's kernel ring overrun?): {acc}")
         for share in acc["on_members"]:
@@ -81,8 +83,12 @@ def test_admin_down_partner_stops_sending_within_a_round_trip(make_rig, partner)
     rig = make_rig(partner)
     rig.wait_lacp_up()
     rig.learn_macs()
+    t_start = now_ns()
     rig.start_traffic()
     time.sleep(1.0)
+    before = [rig.inbound_on(i, t_start) for i in range(2)]
+    assert all(before), f"the partner must send on both members first: {before}" + (
+        rig.partner.bond_show() if partner == "ovs" else "")
     drops_before = rig.braid.drops()
     t_cmd = now_ns()
     assert "admin down" in rig.braid.ctl("set", "member", "m1", "down").stdout
