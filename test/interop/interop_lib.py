@@ -89,11 +89,11 @@ def remove_runtime_dir(prefix):
 class Braid:
     """A braid process on a generated config, restartable; braidctl through its socket."""
 
-    def __init__(self, directory, config_text, prefix):
+    def __init__(self, directory, config_text, prefix, socket_path):
         self.dir = pathlib.Path(directory)
-        self.socket = str(self.dir / "braid.sock")
+        self.socket = str(socket_path)
         self.config = self.dir / "braid.yaml"
-        self.config.write_text(config_text.replace("{socket}", self.socket))
+        self.config.write_text(config_text)
         self.prefix = prefix
         self.process = None
         self.starts = 0
@@ -139,9 +139,6 @@ class Braid:
         result = self.json("show", "drops")
         return {row["reason"]: row["packets"] for row in result["drops"]}
 
-    def port_stats(self):
-        return {row["port"]: row for row in self.json("show", "port")["ports"]}
-
     def events(self):
         """The bond's recent events as (monotonic ns, text). The JSON gives each event's age
         at the time of the call ("-1.234s"), so its time is the call's midpoint minus the age,
@@ -168,7 +165,7 @@ class Rig:
         self.braid = None
 
     def build(self, fallback=True):
-        lab = self.lab.__enter__()
+        lab = self.lab.create()
         ns = lab.ns
         self.bh, self.bx = lab.name("bh"), lab.name("bx")
         lab.veth(self.bh, self.bx)
@@ -199,8 +196,9 @@ class Rig:
         if self.partner_name == "testpmd":
             self.streams["K"] = Stream("K", self.px, ns, PARTNER_SIDE_MAC, BRAID_SIDE_MAC,
                                        TESTPMD_PUMP_PPS, flows=16).start()
-        config = braid_config("{socket}", self.gw, self.bh, fallback)
-        self.braid = Braid(self.dir, config, f"{ns}br")
+        socket_path = self.dir / "braid.sock"
+        config = braid_config(socket_path, self.gw, self.bh, fallback)
+        self.braid = Braid(self.dir, config, f"{ns}br", socket_path)
         self.braid.start()
         return self
 

@@ -60,14 +60,11 @@ class NetLab:
         self._host_links = []  # host-namespace ends: deleting one deletes its pair
         self._ns_made = False
 
-    def __enter__(self):
+    def create(self):
         sh("ip", "netns", "add", self.ns)
         self._ns_made = True
         sh("ip", "link", "set", "lo", "up", ns=self.ns)
         return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def name(self, suffix):
         name = self.tag + suffix
