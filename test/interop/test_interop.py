@@ -3,8 +3,8 @@ bond and DPDK's net_bonding (mode 4, in testpmd), each in a namespace of its own
 of two veth "cables" (interop_lib.py draws the rig). Every test prints what it measured
 (pytest -s shows it).
 
-Tests of defects that are not fixed yet are strict xfails naming the item of issue 13: the fix
-turns them into failures ("XPASS(strict)"), and then the marker goes."""
+Each test that checks one of issue 13's defects names it; they were strict xfails until the fix
+landed."""
 
 import re
 import time
@@ -77,8 +77,6 @@ def test_lacp_up_and_traffic_both_ways_over_both_members(make_rig, partner):
 
 
 @pytest.mark.parametrize("partner", PARTNERS)
-@pytest.mark.xfail(strict=True, reason="issue 13 item 1: a member set admin down sends no "
-                   "LACPDU out of sync, so the partner keeps sending to it until it times out")
 def test_admin_down_partner_stops_sending_within_a_round_trip(make_rig, partner):
     rig = make_rig(partner)
     rig.wait_lacp_up()
@@ -119,8 +117,6 @@ def test_admin_down_partner_stops_sending_within_a_round_trip(make_rig, partner)
 
 
 @pytest.mark.parametrize("partner", PARTNERS)
-@pytest.mark.xfail(strict=True, reason="issue 13 item 1: braid sends no LACPDU out of sync "
-                   "when it stops, so the partner keeps sending into the dead links")
 def test_restart_partner_stops_sending_while_braid_is_down(make_rig, partner):
     rig = make_rig(partner)
     rig.wait_lacp_up()
@@ -159,11 +155,7 @@ def test_restart_partner_stops_sending_while_braid_is_down(make_rig, partner):
     assert kernel_frames <= allowed, f"{kernel_frames} frames into dead links"
 
 
-@pytest.mark.parametrize("fallback", [
-    pytest.param(True, marks=pytest.mark.xfail(
-        strict=True, reason="issue 13 item 4: with fallback, a member whose partner died is "
-        "used individually once it defaults, and braid sends into the dead link")),
-    False], ids=["fallback", "no-fallback"])
+@pytest.mark.parametrize("fallback", [True, False], ids=["fallback", "no-fallback"])
 @pytest.mark.parametrize("partner", PARTNERS)
 def test_partner_killed_braid_stops_distributing(make_rig, partner, fallback):
     rig = make_rig(partner, fallback=fallback)
@@ -204,8 +196,6 @@ def test_partner_killed_braid_stops_distributing(make_rig, partner, fallback):
     assert tapped == [0, 0] and kernel_data == 0
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13 item 4: a member that hears only its own "
-                   "LACPDUs defaults and, with fallback, is used individually on the loop")
 def test_looped_cable_never_distributes(make_rig):
     rig = make_rig(None, fallback=True)  # m0 and m1 are the two ends of one veth
     rig.start_traffic("O")
@@ -242,8 +232,6 @@ def link_event_ns(rig, member, state, since_ns):
 
 @pytest.mark.parametrize("end", ["near", "far"])
 @pytest.mark.parametrize("partner", PARTNERS)
-@pytest.mark.xfail(strict=True, reason="issue 13 item 6: net_af_packet reports its link up "
-                   "whatever the carrier, so braid never sees a member's link go down")
 def test_link_down_takes_member_out_within_link_poll(make_rig, partner, end):
     """`ip link set gw1 down` (braid's end) or sw1 down (the far end: gw1 loses carrier)."""
     rig = make_rig(partner)
