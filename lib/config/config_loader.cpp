@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
+#include "config/config_file.hpp"
 #include "config/config_validate.hpp"
 #include "config/yaml_reader.hpp"
 #include "flow/hash_policy.hpp"
@@ -476,11 +475,7 @@ Config parse_config(std::string_view yaml_text, std::string origin) {
 }
 
 Config load_config_file(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw ConfigError("config: " + path + ": cannot open file");
-  std::stringstream text;
-  text << file.rdbuf();
-  return parse_config(text.str(), path);
+  return parse_config(read_config_file(path), path);
 }
 
 const BondConfig* Config::find_bond(std::string_view name) const {

@@ -61,6 +61,26 @@ def test_missing_config_file():
     assert "cannot open file" in result.stderr
 
 
+@pytest.mark.parametrize("kind", ["fifo", "directory", "device"])
+def test_config_that_is_not_a_regular_file_is_refused_at_once(tmp_path, kind):
+    path = {"fifo": tmp_path / "fifo.yaml", "directory": tmp_path, "device": pathlib.Path("/dev/zero")}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)
+    # Before: a FIFO waited for a writer for ever, /dev/zero was read until memory ran out.
+    result = braid("--config", str(path), "--check", timeout=10)
+    assert result.returncode == 1
+    what = {"fifo": "a FIFO", "directory": "a directory", "device": "a character device"}[kind]
+    assert f"config: {path}: is {what}, not a regular file" in result.stderr, result.stderr
+
+
+def test_config_over_a_mebibyte_is_refused(tmp_path):
+    big = tmp_path / "big.yaml"
+    big.write_text("#" + "x" * (1 << 20) + "\n")
+    result = braid("--config", str(big), "--check")
+    assert result.returncode == 1
+    assert "is more than a config file may have (1048576 bytes, 1 MiB)" in result.stderr
+
+
 def test_demo_moves_packets_and_accounts_for_all_of_them():
     result = braid("--duration", "3", "--stats-interval", "500", "--", unique_prefix("demo"),
                    timeout=120)

@@ -329,7 +329,8 @@ TEST(Config, MissingFileNamesThePath) {
     load_config_file("/nonexistent/braid.yaml");
     FAIL() << "no error";
   } catch (const ConfigError& error) {
-    EXPECT_STREQ(error.what(), "config: /nonexistent/braid.yaml: cannot open file");
+    EXPECT_STREQ(error.what(),
+                 "config: /nonexistent/braid.yaml: cannot open file: No such file or directory");
   }
 }
 
