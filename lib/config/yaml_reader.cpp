@@ -1,6 +1,7 @@
 #include "config/yaml_reader.hpp"
 
 #include <charconv>
+#include <map>
 
 #include "config/config.hpp"
 
@@ -21,18 +22,29 @@ void YamlReader::fail(const YAML::Node& node, std::string_view where, std::strin
 void YamlReader::expect_map(const YAML::Node& map, std::string_view where,
                             std::initializer_list<std::string_view> allowed) const {
   if (!map.IsMap()) fail(map, where, "expected a map of settings");
+  // yaml-cpp keeps every pair of a map, a repeated key included, and a lookup finds the first:
+  // a second `bonds:` would be ignored without a word. Each key is looked up once here.
+  std::map<std::string, YAML::Mark, std::less<>> seen;
   for (const auto& entry : map) {
     const std::string key = entry.first.Scalar();
     bool known = false;
     for (std::string_view name : allowed)
       known = known || name == key;
-    if (known) continue;
-    std::string names;
-    for (std::string_view name : allowed) {
-      if (!names.empty()) names += ", ";
-      names += name;
+    if (!known) {
+      std::string names;
+      for (std::string_view name : allowed) {
+        if (!names.empty()) names += ", ";
+        names += name;
+      }
+      fail(entry.first, where, "unknown key \"" + key + "\" (known: " + names + ")");
     }
-    fail(entry.first, where, "unknown key \"" + key + "\" (known: " + names + ")");
+    const auto [first, inserted] = seen.emplace(key, entry.first.Mark());
+    if (!inserted) {
+      fail(entry.first, where,
+           "duplicate key \"" + key + "\" (first at line " +
+               std::to_string(first->second.line + 1) +
+               "); a key may appear once in a map: merge the two or delete one");
+    }
   }
 }
 

@@ -81,6 +81,16 @@ def test_config_over_a_mebibyte_is_refused(tmp_path):
     assert "is more than a config file may have (1048576 bytes, 1 MiB)" in result.stderr
 
 
+def test_duplicate_key_names_both_lines(tmp_path):
+    config = tmp_path / "dup.yaml"
+    config.write_text((SOURCE_ROOT / "config" / "demo.yaml").read_text() +
+                      "bonds:\n  - {name: uplink, members: [m0, nonexistent]}\n")
+    result = braid("--config", str(config), "--check")
+    assert result.returncode == 1
+    assert re.search(r'dup.yaml:\d+: top level: duplicate key "bonds" \(first at line \d+\)', result.stderr), \
+        result.stderr
+
+
 def test_demo_moves_packets_and_accounts_for_all_of_them():
     result = braid("--duration", "3", "--stats-interval", "500", "--", unique_prefix("demo"),
                    timeout=120)
