@@ -6,6 +6,7 @@
 
 #include "config/config_file.hpp"
 #include "config/config_validate.hpp"
+#include "config/file_prefix.hpp"
 #include "config/yaml_reader.hpp"
 #include "flow/hash_policy.hpp"
 
@@ -29,6 +30,8 @@ std::uint8_t hex_digit(char c) {
 void read_eal(const YamlReader& in, const YAML::Node& node, EalConfig& eal) {
   in.expect_map(node, "eal", {"file_prefix", "args", "main_lcore", "no_huge_memory_mb"});
   eal.file_prefix = in.get_string(node, "file_prefix", "eal", eal.file_prefix);
+  if (const std::string problem = file_prefix_problem(eal.file_prefix); !problem.empty())
+    in.fail(node["file_prefix"], "eal.file_prefix", problem);
   eal.main_lcore = static_cast<unsigned>(in.get_uint(node, "main_lcore", "eal", 0, kMaxLcore, 0));
   eal.no_huge_memory_mb =
       static_cast<unsigned>(in.get_uint(node, "no_huge_memory_mb", "eal", 64, 1 << 20, 512));

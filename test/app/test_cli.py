@@ -91,6 +91,15 @@ def test_duplicate_key_names_both_lines(tmp_path):
         result.stderr
 
 
+def test_file_prefix_that_is_a_path_is_refused(tmp_path):
+    config = tmp_path / "prefix.yaml"
+    config.write_text("eal: {file_prefix: ../../../tmp/x}\n" +
+                      (SOURCE_ROOT / "config" / "demo.yaml").read_text())
+    result = braid("--config", str(config), "--check")
+    assert result.returncode == 1
+    assert f"config: {config}:1: eal.file_prefix: \"../../../tmp/x\" has '/'" in result.stderr, result.stderr
+
+
 def test_demo_moves_packets_and_accounts_for_all_of_them():
     result = braid("--duration", "3", "--stats-interval", "500", "--", unique_prefix("demo"),
                    timeout=120)
