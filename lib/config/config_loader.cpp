@@ -431,6 +431,11 @@ Config parse_config(std::string_view yaml_text, std::string origin) {
   YAML::Node root;
   try {
     root = YAML::Load(std::string(yaml_text));
+    if (const std::optional<YAML::Mark> second = second_document(yaml_text)) {
+      throw ConfigError("config: " + origin + ":" + std::to_string(second->line + 1) +
+                        ": a second YAML document starts here: a config file holds one; merge "
+                        "them or delete one");
+    }
   } catch (const YAML::Exception& error) {
     throw ConfigError("config: " + origin + ":" + std::to_string(error.mark.line + 1) +
                       ": not valid YAML: " + error.msg);

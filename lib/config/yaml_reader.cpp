@@ -1,11 +1,47 @@
 #include "config/yaml_reader.hpp"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <charconv>
 #include <map>
+#include <sstream>
 
 #include "config/config.hpp"
 
 namespace braid::config {
+namespace {
+
+// Parser events, ignored but for where each document starts.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  const YAML::Mark& last() const { return last_; }
+
+  void OnDocumentStart(const YAML::Mark& mark) override { last_ = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+ private:
+  YAML::Mark last_ = YAML::Mark::null_mark();
+};
+
+}  // namespace
+
+std::optional<YAML::Mark> second_document(std::string_view text) {
+  std::istringstream stream{std::string(text)};
+  YAML::Parser parser(stream);
+  DocumentStarts starts;
+  if (!parser.HandleNextDocument(starts) || !parser.HandleNextDocument(starts)) return std::nullopt;
+  return starts.last();
+}
 
 void YamlReader::fail(const YAML::Node& node, std::string_view where, std::string_view what) const {
   std::string message = "config: " + origin_;

@@ -66,6 +66,8 @@ bonds: *ps
     "deep": "ports: " + "[" * 64 + "]" * 64 + "\n",
     "tags_and_complex_keys": "? [a, b]\n: c\n!!map {ports: !!seq [], eal: !custom x}\n",
     "multi_document": PAIR + "---\n" + PAIR,
+    # yaml-cpp 0.7's LoadAll never returned on this (found by fuzz_config; see yaml_reader.hpp).
+    "loadall_never_ends": "[], a",
     "block_scalars": "eal:\n  file_prefix: |\n    gw\n  args: >\n    a\n    b\n" + PAIR,
 }
 

@@ -75,5 +75,24 @@ bonds:
       << error_of(bond);
 }
 
+TEST(ConfigDuplicateKeys, ASecondDocumentIsAnErrorNotIgnored) {
+  // Before: YAML::Load read the first document, and the second (here a bond naming a port that
+  // does not exist) was dropped.
+  EXPECT_EQ(error_of(std::string(kMinimal) + "---\nbonds:\n  - {name: up, members: [p9]}\n"),
+            "config: x.yaml:8: a second YAML document starts here: a config file holds one; "
+            "merge them or delete one");
+  EXPECT_EQ(error_of(std::string("---\n") + kMinimal), "");  // one document, marked: fine
+  EXPECT_EQ(error_of(std::string(kMinimal) + "...\n"), "");  // an end marker alone: fine
+}
+
+TEST(ConfigDuplicateKeys, TextAfterAFlowCollectionIsNotDropped) {
+  // YAML::Load reads "[], a" as [] and drops ", a"; yaml-cpp 0.7's LoadAll never returns on it
+  // (found by fuzz_config). Refused, and at once.
+  EXPECT_EQ(error_of("[], a"),
+            "config: x.yaml:1: a second YAML document starts here: a config file holds one; "
+            "merge them or delete one");
+  EXPECT_NE(error_of("ports: [{name: a, device: b}], x\n"), "");
+}
+
 }  // namespace
 }  // namespace braid::config
