@@ -26,6 +26,7 @@
 #include "engine/engine_commands.hpp"
 #include "engine/protocol_commands.hpp"
 #include "engine/protocol_loop.hpp"
+#include "engine/runtime_lock.hpp"
 #include "engine/stats_line.hpp"
 #include "log/log_types.hpp"
 #include "options.hpp"
@@ -180,7 +181,12 @@ int main(int argc, char** argv) {
   for (const std::string& note : eal.notes)
     std::printf("braid: %s\n", note.c_str());
   // Everything that would make start-up fail half-way is checked before EAL takes the prefix.
-  const std::string prefix = braid::engine::file_prefix_of(eal);
+  if (const std::optional<std::string> problem = braid::engine::check_file_prefix(eal.argv)) {
+    std::fprintf(stderr, "%s\n", problem->c_str());
+    return 1;
+  }
+  const std::string prefix =
+      braid::engine::locked_file_prefix(eal.argv).value_or(config.eal.file_prefix);
   const std::string socket_path = options.control_socket.value_or(config.control.socket);
   if (socket_path != "off") {
     try {

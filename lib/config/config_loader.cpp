@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
+#include "config/config_file.hpp"
 #include "config/config_validate.hpp"
+#include "config/file_prefix.hpp"
 #include "config/yaml_reader.hpp"
 #include "flow/hash_policy.hpp"
 
@@ -30,6 +30,8 @@ std::uint8_t hex_digit(char c) {
 void read_eal(const YamlReader& in, const YAML::Node& node, EalConfig& eal) {
   in.expect_map(node, "eal", {"file_prefix", "args", "main_lcore", "no_huge_memory_mb"});
   eal.file_prefix = in.get_string(node, "file_prefix", "eal", eal.file_prefix);
+  if (const std::string problem = file_prefix_problem(eal.file_prefix); !problem.empty())
+    in.fail(node["file_prefix"], "eal.file_prefix", problem);
   eal.main_lcore = static_cast<unsigned>(in.get_uint(node, "main_lcore", "eal", 0, kMaxLcore, 0));
   eal.no_huge_memory_mb =
       static_cast<unsigned>(in.get_uint(node, "no_huge_memory_mb", "eal", 64, 1 << 20, 512));
@@ -434,6 +436,11 @@ Config parse_config(std::string_view yaml_text, std::string origin) {
   YAML::Node root;
   try {
     root = YAML::Load(std::string(yaml_text));
+    if (const std::optional<YAML::Mark> second = second_document(yaml_text)) {
+      throw ConfigError("config: " + origin + ":" + std::to_string(second->line + 1) +
+                        ": a second YAML document starts here: a config file holds one; merge "
+                        "them or delete one");
+    }
   } catch (const YAML::Exception& error) {
     throw ConfigError("config: " + origin + ":" + std::to_string(error.mark.line + 1) +
                       ": not valid YAML: " + error.msg);
@@ -481,11 +488,7 @@ Config parse_config(std::string_view yaml_text, std::string origin) {
 }
 
 Config load_config_file(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw ConfigError("config: " + path + ": cannot open file");
-  std::stringstream text;
-  text << file.rdbuf();
-  return parse_config(text.str(), path);
+  return parse_config(read_config_file(path), path);
 }
 
 const BondConfig* Config::find_bond(std::string_view name) const {

@@ -188,11 +188,11 @@ bool ControlSocket::read(Client& client, std::uint64_t now_ns) {
                              "time); disconnected");
           return true;
         }
-        if (std::optional<Request> request = decode_request(*payload)) {
-          client.waiting.push_back(std::move(*request));
+        RequestDecode decoded = parse_request(*payload);
+        if (decoded.ok()) {
+          client.waiting.push_back(std::move(*decoded.request));
         } else {
-          client.out += encode_frame(
-              encode_reply({false, "bad request: expected \"text|json|complete <line>\"\n"}));
+          client.out += encode_frame(encode_reply({false, decoded.error + "\n"}));
         }
       }
       if (client.reader.oversized()) {

@@ -99,18 +99,4 @@ EalArgs build_eal_args(const config::Config& config, const std::vector<std::stri
   return result;
 }
 
-std::string file_prefix_of(const EalArgs& args) {
-  constexpr std::string_view kOption = "--file-prefix";
-  std::string prefix = "rte";  // EAL's default
-  for (std::size_t i = 1; i < args.argv.size(); ++i) {
-    const std::string& arg = args.argv[i];
-    if (arg == kOption && i + 1 < args.argv.size()) {
-      prefix = args.argv[++i];
-    } else if (arg.starts_with(std::string(kOption) + "=")) {
-      prefix = arg.substr(kOption.size() + 1);
-    }
-  }
-  return prefix;
-}
-
 }  // namespace braid::engine

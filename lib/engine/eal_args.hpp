@@ -26,8 +26,4 @@ bool is_vdev_device(const std::string& device);
 EalArgs build_eal_args(const config::Config& config, const std::vector<std::string>& passthrough,
                        bool have_hugepages);
 
-// The --file-prefix EAL will use (the last one given, as EAL's own parser takes it), before EAL
-// runs: braid checks the control socket and the prefix's lock with it.
-std::string file_prefix_of(const EalArgs& args);
-
 }  // namespace braid::engine

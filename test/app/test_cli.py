@@ -61,6 +61,45 @@ def test_missing_config_file():
     assert "cannot open file" in result.stderr
 
 
+@pytest.mark.parametrize("kind", ["fifo", "directory", "device"])
+def test_config_that_is_not_a_regular_file_is_refused_at_once(tmp_path, kind):
+    path = {"fifo": tmp_path / "fifo.yaml", "directory": tmp_path, "device": pathlib.Path("/dev/zero")}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)
+    # Before: a FIFO waited for a writer for ever, /dev/zero was read until memory ran out.
+    result = braid("--config", str(path), "--check", timeout=10)
+    assert result.returncode == 1
+    what = {"fifo": "a FIFO", "directory": "a directory", "device": "a character device"}[kind]
+    assert f"config: {path}: is {what}, not a regular file" in result.stderr, result.stderr
+
+
+def test_config_over_a_mebibyte_is_refused(tmp_path):
+    big = tmp_path / "big.yaml"
+    big.write_text("#" + "x" * (1 << 20) + "\n")
+    result = braid("--config", str(big), "--check")
+    assert result.returncode == 1
+    assert "is more than a config file may have (1048576 bytes, 1 MiB)" in result.stderr
+
+
+def test_duplicate_key_names_both_lines(tmp_path):
+    config = tmp_path / "dup.yaml"
+    config.write_text((SOURCE_ROOT / "config" / "demo.yaml").read_text() +
+                      "bonds:\n  - {name: uplink, members: [m0, nonexistent]}\n")
+    result = braid("--config", str(config), "--check")
+    assert result.returncode == 1
+    assert re.search(r'dup.yaml:\d+: top level: duplicate key "bonds" \(first at line \d+\)', result.stderr), \
+        result.stderr
+
+
+def test_file_prefix_that_is_a_path_is_refused(tmp_path):
+    config = tmp_path / "prefix.yaml"
+    config.write_text("eal: {file_prefix: ../../../tmp/x}\n" +
+                      (SOURCE_ROOT / "config" / "demo.yaml").read_text())
+    result = braid("--config", str(config), "--check")
+    assert result.returncode == 1
+    assert f"config: {config}:1: eal.file_prefix: \"../../../tmp/x\" has '/'" in result.stderr, result.stderr
+
+
 def test_demo_moves_packets_and_accounts_for_all_of_them():
     result = braid("--duration", "3", "--stats-interval", "500", "--", unique_prefix("demo"),
                    timeout=120)
