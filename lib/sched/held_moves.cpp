@@ -114,7 +114,10 @@ std::uint32_t HeldMoves::release_due(std::uint64_t now_ns, std::span<MemberIndex
   std::erase_if(moves_, [&](Move& move) {
     if (!last_packet_left(move, now_ns, members, last_seen_ns)) return false;
     const MemberIndex to = destination(move, members, member_load);
-    if (to == bond::kNoMember) return false;
+    if (to == bond::kNoMember) {
+      move.recheck_ns = now_ns + kRecheckNs;  // nowhere to go yet: ask again, not at once
+      return false;
+    }
     table[move.bucket] = to;
     ++released;
     if (move.kind == Kind::kBusy) {

@@ -191,7 +191,8 @@ std::uint64_t Bond::poll(std::uint64_t now_ns) {
   if (lacp_) run_lacp(now_ns);
   publisher_.reclaim();
   std::uint64_t next = next_link_poll_ns_;
-  if (lacp_) next = std::min({next, lacp_->next_deadline_ns(), next_neighbour_check_ns_});
+  if (lacp_) next = std::min(next, lacp_->next_deadline_ns());
+  if (lacp_ && config_.lacp.fallback) next = std::min(next, next_neighbour_check_ns_);
   for (const Member& member : members_) {
     if (member.goodbye) next = std::min(next, now_ns + lacp::kTxRetryTime);
   }
