@@ -34,7 +34,8 @@ void ProtocolLoop::run(std::uint64_t until_ns,
     note_ = rc == 0 ? "protocol loop: SCHED_FIFO priority " + std::to_string(settings_.rt_priority)
                     : "protocol loop: cannot run SCHED_FIFO priority " +
                           std::to_string(settings_.rt_priority) + " (" + std::strerror(rc) +
-                          "; needs CAP_SYS_NICE): it keeps the process's policy";
+                          "; needs LimitRTPRIO in the unit, or CAP_SYS_NICE): it keeps the "
+                          "process's policy";
     if (rc == 0) {
       BRAID_LOG_TO(kEngine, INFO, "%s\n", note_.c_str());
     } else {

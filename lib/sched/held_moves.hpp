@@ -97,7 +97,6 @@ class HeldMoves {
   void forget_ended(std::span<const MemberIndex> table);
   // The moves begun since the last publication are held by table `generation`.
   void note_published(std::uint64_t generation);
-  void clear() { moves_.clear(); }
   // Completes every move whose bucket's last packet has left its old member: `table` names the
   // planned member, or the least loaded one that distributes when it no longer does (none: the
   // bucket stays held). `members` and `member_load` by member, `last_seen_ns` by bucket. Returns

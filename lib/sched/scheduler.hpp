@@ -84,6 +84,8 @@ struct Snapshot {
   std::uint64_t moves = 0;
   std::uint64_t held_moves = 0;  // moves of busy buckets completed by holding them
   std::uint32_t holding = 0;     // busy buckets held now
+  // Switched to hash and not yet at hash's equal shares: idle buckets still move there.
+  bool settling = false;
   std::uint64_t weight_changes = 0;
   std::vector<MemberSnapshot> members;
   std::vector<WeightChange> history;  // oldest first, at most kHistoryCapacity
@@ -108,9 +110,12 @@ class Scheduler {
   // The bond published the table the last step() or release() returned as `generation`: the
   // moves it began wait until every worker has acknowledged it.
   void note_published(std::uint64_t generation) { holds_.note_published(generation); }
-  // Ends every move in progress (a policy change to hash, whose rebuild gives every held bucket
-  // a member): what the workers hold leaves on the new table at once.
-  void abandon_moves() { holds_.clear(); }
+  // Moves begun and not complete (their buckets held in the table).
+  std::size_t moves_in_progress() const { return holds_.in_progress(); }
+  // After a switch to hash: the table is not yet at equal shares. Until it is, step() moves idle
+  // buckets there flowlet by flowlet, as wrr with equal weights does: a switch never moves a
+  // busy bucket (that would reorder its flow).
+  bool settling() const { return settling_; }
 
   // Run-time changes (console): effective from the next step.
   void set_policy(PolicyKind kind, std::uint64_t now_ns);
@@ -135,9 +140,13 @@ class Scheduler {
   void record_queues(std::uint64_t now_ns, std::span<const MemberInput> members);
   void follow_feedback(std::uint64_t now_ns, std::uint64_t elapsed_ns,
                        std::span<const MemberInput> members);
+  bool at_equal_shares(std::span<const MemberState> members,
+                       std::span<const MemberIndex> view) const;
 
   Settings settings_;
   std::unique_ptr<Policy> policy_;
+  std::unique_ptr<Policy> settler_;  // wrr, for the way to hash's equal shares
+  bool settling_ = false;
   FlowletTracker flowlets_;
   HeldMoves holds_;
   std::vector<AimdController> aimd_;

@@ -41,6 +41,13 @@ void BondScheduler::start(std::uint64_t now_ns) {
 
 void BondScheduler::apply_policy(std::uint64_t now_ns) {
   const bool hash = scheduler_.policy() == PolicyKind::kHash;
+  // To hash: the bond's own rebuild would give held buckets a member and bring every member to
+  // an equal share at once, moving busy buckets while their old members still queue their
+  // packets (reordering those flows). So the scheduler first settles there flowlet by flowlet
+  // (held moves complete, idle buckets move to equal shares: Scheduler::settling), and poll()
+  // hands the table to the bond's static rebuild once it is there.
+  hash_pending_ = hash && (scheduler_.moves_in_progress() != 0 || scheduler_.settling());
+  if (hash_pending_) return;
   // Workers record bucket activity only under flowlet policies: after a switch from hash the
   // arrays are stale, so every bucket counts as busy until a flowlet gap of fresh records.
   if (!hash && !bond_.flowlet_managed()) recording_since_ns_ = now_ns;
@@ -136,6 +143,7 @@ std::uint64_t BondScheduler::poll(std::uint64_t now_ns) {
           scheduler_.note_published(*generation);
       }
     }
+    finish_pending_hash(now_ns);
     return next_wakeup_ns();
   }
   if (lag_ != nullptr) lag_->record(DeadlineKind::kSchedulerPeriod, next_ns_, now_ns);
@@ -158,7 +166,13 @@ std::uint64_t BondScheduler::poll(std::uint64_t now_ns) {
                  change.member, change.from, change.to, change.cause.c_str());
   }
   history_logged_ = snap.weight_changes;
+  finish_pending_hash(now_ns);
   return next_wakeup_ns();
+}
+
+void BondScheduler::finish_pending_hash(std::uint64_t now_ns) {
+  if (hash_pending_ && scheduler_.moves_in_progress() == 0 && !scheduler_.settling())
+    apply_policy(now_ns);
 }
 
 bool BondScheduler::set_policy(const std::string& name, std::uint64_t now_ns, std::string& error) {

@@ -62,6 +62,7 @@ class BondScheduler {
 
  private:
   void apply_policy(std::uint64_t now_ns);
+  void finish_pending_hash(std::uint64_t now_ns);
   void gather_activity(std::uint64_t now_ns);
   void gather_inputs(std::uint64_t now_ns);
   void note_counters_read(std::uint64_t reading_ns);
@@ -81,6 +82,7 @@ class BondScheduler {
   std::uint64_t counters_read_ns_ = 0;
   std::uint64_t counters_read_max_ns_ = 0;
   bool slow_read_logged_ = false;
+  bool hash_pending_ = false;  // switched to hash; applied once the moves in progress complete
 };
 
 }  // namespace braid::sched

@@ -313,3 +313,44 @@ TEST(Scheduler, AMoveOffAQueueThatDroppedWhatWasAheadCompletesWhenTheQueueEmptie
 
 }  // namespace
 }  // namespace braid::sched
+
+namespace braid::sched {
+namespace {
+
+// A switch to hash from a skewed table (adaptive took buckets off a congested member): the
+// table gets back to equal shares flowlet by flowlet, never by moving a busy bucket, and the
+// scheduler says it is settling until it is there.
+TEST(Scheduler, ASwitchToHashSettlesIntoEqualSharesWithoutMovingABusyBucket) {
+  Settings settings = adaptive();
+  settings.max_moves = 16;
+  Scheduler scheduler(settings, 2, 64);
+  World world(2, 64);
+  for (std::uint32_t b = 0; b < 64; ++b)
+    world.buckets[b] = b < 48 ? 0 : 1;  // 48 / 16
+  scheduler.set_policy(PolicyKind::kHash, 0);
+  EXPECT_TRUE(scheduler.settling());
+  EXPECT_TRUE(scheduler.snapshot().settling);
+  // Busy everywhere: nothing moves, however long.
+  std::uint64_t now = 0;
+  for (int period = 0; period < 20; ++period) {
+    now += 10 * kMs;
+    world.traffic(now, 10, true);
+    const auto before = world.buckets;
+    world.apply(scheduler.step(now, world.members, world.activity, world.buckets));
+    EXPECT_EQ(world.buckets, before);
+  }
+  EXPECT_TRUE(scheduler.settling());
+  // Idle: the buckets move (each held first, then released) until the shares are equal.
+  for (int period = 0; period < 20 && scheduler.settling(); ++period) {
+    now += 10 * kMs;
+    world.traffic(now, 0, false);
+    world.apply(scheduler.step(now, world.members, world.activity, world.buckets));
+  }
+  EXPECT_FALSE(scheduler.settling());
+  const auto counts = bond::bucket_counts(world.buckets, 2);
+  EXPECT_EQ(counts[0], 32u);
+  EXPECT_EQ(counts[1], 32u);
+}
+
+}  // namespace
+}  // namespace braid::sched
