@@ -90,8 +90,12 @@ Bond::Bond(const config::BondConfig& config, std::vector<drivers::EthdevPort*> m
     throw std::runtime_error("bond " + config_.name + ": cannot create ring " + ring_name + ": " +
                              rte_strerror(rte_errno));
   }
-  shared_ = {&publisher_, &hasher_, slow_ring_, &record_activity_,
-             static_cast<std::uint16_t>(members_.size())};
+  shared_ = {&publisher_,
+             &hasher_,
+             slow_ring_,
+             &record_activity_,
+             static_cast<std::uint16_t>(members_.size()),
+             partner_sources_.data()};
   lsc_registered_.assign(members_.size(), false);
 }
 
@@ -334,6 +338,8 @@ void Bond::rebuild(std::uint64_t now_ns, const std::string& cause) {
     switch (config_.mode) {
       case config::BondMode::kLacp:
         table->collecting[m] = lacp_->collecting(m) && members_[m].admin_up;
+        // Its partner's frames lose their own rate limit with the partner (on_slow_frame).
+        if (!lacp_->collecting(m)) partner_sources_[m].store(0, std::memory_order_relaxed);
         break;
       case config::BondMode::kStatic:
         table->collecting[m] = members_[m].link_up && members_[m].admin_up;

@@ -52,7 +52,8 @@ struct MemberStatus {
   // Where its link state comes from: "interrupt" (the PMD's link-status interrupt), "kernel"
   // (netlink, for net_af_packet) or "poll" (every link_poll_us).
   const char* link_source = "poll";
-  std::uint64_t slow_policed = 0;  // Slow Protocols frames over its rate limit, dropped
+  std::uint64_t slow_policed = 0;      // Slow Protocols frames over its rate limit, dropped
+  std::uint64_t slow_unsupported = 0;  // ... of a subtype braid does not run, dropped
 };
 
 struct BondCounters {
@@ -65,9 +66,12 @@ struct BondCounters {
   // Dropped: frames on a slow queue that are not Slow Protocols (a NIC that mis-steers). The
   // control thread cannot forward them (it owns no worker's TX queue).
   std::uint64_t slow_queue_misdirected = 0;
-  // Dropped: Slow Protocols frames over a member's rate limit (kSlowFramesPerSecond), on the
+  // Dropped: Slow Protocols frames over a member's rate limit (slow_policer.hpp), on the
   // protocol loop. Workers police before the ring as well (drop reason slow_policed).
   std::uint64_t slow_policed = 0;
+  // Dropped: Slow Protocols frames of a subtype other than LACP and Marker (OAM, ESMC) that
+  // reached the protocol loop (from a steered queue; workers drop them as slow_unsupported).
+  std::uint64_t slow_unsupported = 0;
   // Polls that left frames on the ring for the next one (their budget ran out: a flood).
   std::uint64_t slow_ring_budget_hits = 0;
   std::uint64_t control_tx = 0;         // LACPDUs and marker responses sent
@@ -85,12 +89,6 @@ struct BondContext {
   const Waker* waker = nullptr;                  // link interrupts wake the protocol loop
   DeadlineLag* lag = nullptr;                    // lateness of link polls and LACP timers
 };
-
-// Slow Protocols frames handed to LACP per member: LACP sends at most 3 LACPDUs a second
-// (802.1AX 6.4.16) and the marker protocol 10 frames (802.3 Annex 57A); anything above a
-// generous multiple of that is a flood, dropped before it costs the protocol loop more.
-inline constexpr std::uint64_t kSlowFramesPerSecond = 64;
-inline constexpr std::uint64_t kSlowFramesBurst = 32;
 
 class Bond {
  public:
@@ -175,8 +173,9 @@ class Bond {
     bool admin_up = true;
     std::uint32_t weight = 1;
     std::optional<std::uint16_t> slow_queue{};  // steered: the control thread polls it
-    TokenBucket slow_policer{kSlowFramesPerSecond, 1'000'000'000, kSlowFramesBurst};
+    SlowPolicer slow_policer{1'000'000'000};
     std::uint64_t slow_policed = 0;
+    std::uint64_t slow_unsupported = 0;
     std::optional<lacp::SlowFrame> goodbye;  // refused by the port: sent again at the next poll
     std::uint64_t rx_packets_seen = 0;       // the port's ipackets at the last neighbour check
     lacp::FallbackState fallback = lacp::FallbackState::kOff;  // as last logged
@@ -225,6 +224,8 @@ class Bond {
   std::deque<BondEvent> events_;
   bool flowlet_managed_ = false;
   std::atomic<bool> record_activity_{false};
+  // Per member, its partner's source address for the workers' policers (BondShared).
+  std::array<std::atomic<std::uint64_t>, kMaxMembers> partner_sources_{};
   std::vector<std::unique_ptr<BucketActivityArray>> activity_;
 };
 

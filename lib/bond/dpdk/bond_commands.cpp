@@ -87,6 +87,7 @@ void show_bond(const Bond& bond, Output& out) {
   section.value("slow_frames_ignored", counters.slow_frames_ignored);
   section.value("slow_queue_misdirected", counters.slow_queue_misdirected);
   section.value("slow_policed", counters.slow_policed);
+  section.value("slow_unsupported", counters.slow_unsupported);
   section.value("slow_ring_budget_hits", counters.slow_ring_budget_hits);
   section.value("control_tx", counters.control_tx);
   section.value("control_tx_failed", counters.control_tx_failed);
@@ -309,6 +310,8 @@ void register_metrics(control::ControlPlane& control, const std::vector<Bond*>& 
       w.sample({{"bond", bond->name()}, {"reason", "slow_queue_misdirected"}},
                bond->counters().slow_queue_misdirected);
       w.sample({{"bond", bond->name()}, {"reason", "slow_policed"}}, bond->counters().slow_policed);
+      w.sample({{"bond", bond->name()}, {"reason", "slow_unsupported"}},
+               bond->counters().slow_unsupported);
     }
     w.family("braid_bond_control_tx_failed_total",
              "LACPDUs and marker responses a member's control TX queue refused, or that found "

@@ -18,7 +18,7 @@
 #include "bond/bucket_activity.hpp"
 #include "bond/dpdk/bucket_hold.hpp"
 #include "bond/dpdk/table_publisher.hpp"
-#include "common/token_bucket.hpp"
+#include "bond/slow_policer.hpp"
 #include "engine/counters.hpp"
 #include "engine/tx_buffer.hpp"
 #include "flow/dpdk/mbuf_hash.hpp"
@@ -34,6 +34,9 @@ struct BondShared {
   // Per-bucket activity is recorded only while a flowlet policy reads it (about 2 ns a packet).
   const std::atomic<bool>* record_activity = nullptr;
   std::uint16_t member_count = 0;
+  // Per member, the source address of its partner's LACPDUs (source_address_key; 0: none),
+  // written by the protocol loop: the partner's frames have a rate limit of their own.
+  const std::atomic<std::uint64_t>* partner_sources = nullptr;
 };
 
 class BondEgress {
@@ -156,7 +159,7 @@ class BondIngress {
         member_(member),
         port_id_(port_id),
         peer_tx_(peer_tx),
-        slow_policer_(kWorkerSlowFramesPerSecond, rte_get_tsc_hz(), kWorkerSlowFramesBurst) {}
+        slow_policer_(rte_get_tsc_hz()) {}
 
   // `forwarding` false (console `stop`): Slow Protocols frames still reach LACP, data frames
   // are dropped and counted as `stopped`.
@@ -190,20 +193,35 @@ class BondIngress {
   }
 
  private:
-  // Per (worker, member RX queue): a flood of 0x8809 frames fills the ring no further than this,
-  // so it cannot crowd out another member's LACPDUs there (bond.hpp kSlowFramesPerSecond).
-  static constexpr std::uint64_t kWorkerSlowFramesPerSecond = 64;
-  static constexpr std::uint64_t kWorkerSlowFramesBurst = 32;
-
+  // Per (worker, member RX queue): a flood of 0x8809 frames fills the ring no further than the
+  // policer lets it, so it can crowd out neither another member's LACPDUs there nor (from
+  // another source, or of another subtype) this member's partner's (slow_policer.hpp).
   void to_control(rte_mbuf** slow, std::uint16_t count, engine::WorkerCounters& counters) {
     const std::uint64_t now = rte_rdtsc();
-    std::uint16_t allowed = 0;
-    while (allowed < count && slow_policer_.take(now))
-      ++allowed;
-    if (allowed < count) {
-      counters.drops[static_cast<std::size_t>(engine::DropReason::kSlowPoliced)].add(count -
-                                                                                     allowed);
-      rte_pktmbuf_free_bulk(slow + allowed, count - allowed);
+    const std::uint64_t partner = shared_->partner_sources[member_].load(std::memory_order_relaxed);
+    std::array<rte_mbuf*, engine::kMaxBurst> dropped;
+    std::uint16_t allowed = 0, policed = 0, unsupported = 0;
+    for (std::uint16_t i = 0; i < count; ++i) {
+      rte_mbuf* frame = slow[i];
+      switch (slow_policer_.admit(rte_pktmbuf_mtod(frame, const std::uint8_t*), frame->data_len,
+                                  partner, now)) {
+        case SlowVerdict::kAccept:
+          slow[allowed++] = frame;
+          continue;
+        case SlowVerdict::kPoliced:
+          ++policed;
+          break;
+        case SlowVerdict::kUnsupported:
+          ++unsupported;
+          break;
+      }
+      dropped[policed + unsupported - 1] = frame;
+    }
+    if (policed + unsupported != 0) {
+      counters.drops[static_cast<std::size_t>(engine::DropReason::kSlowPoliced)].add(policed);
+      counters.drops[static_cast<std::size_t>(engine::DropReason::kSlowUnsupported)].add(
+          unsupported);
+      rte_pktmbuf_free_bulk(dropped.data(), policed + unsupported);
     }
     if (allowed == 0) return;
     const unsigned queued = rte_ring_mp_enqueue_burst(
@@ -220,7 +238,7 @@ class BondIngress {
   MemberIndex member_;
   std::uint16_t port_id_;
   engine::TxBuffer* peer_tx_;
-  TokenBucket slow_policer_;  // in TSC cycles
+  SlowPolicer slow_policer_;  // in TSC cycles
 };
 
 }  // namespace braid::bond

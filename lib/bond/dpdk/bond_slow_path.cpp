@@ -108,13 +108,32 @@ void Bond::on_slow_frame(std::size_t member, const rte_mbuf* frame, std::uint64_
     ++counters_.slow_frames_ignored;
     return;
   }
-  if (!members_[member].slow_policer.take(now_ns)) {
-    ++members_[member].slow_policed;
-    ++counters_.slow_policed;
-    return;
+  const auto* bytes = rte_pktmbuf_mtod(frame, const std::uint8_t*);
+  std::atomic<std::uint64_t>& partner_source = partner_sources_[member];
+  switch (members_[member].slow_policer.admit(
+      bytes, frame->data_len, partner_source.load(std::memory_order_relaxed), now_ns)) {
+    case SlowVerdict::kAccept:
+      break;
+    case SlowVerdict::kPoliced:
+      ++members_[member].slow_policed;
+      ++counters_.slow_policed;
+      return;
+    case SlowVerdict::kUnsupported:
+      ++members_[member].slow_unsupported;
+      ++counters_.slow_unsupported;
+      return;
   }
-  lacp_->on_frame(member, ByteSpan(rte_pktmbuf_mtod(frame, const std::uint8_t*), frame->data_len),
-                  now_ns);
+  const lacp::PortCounters before = lacp_->counters(member);
+  lacp_->on_frame(member, ByteSpan(bytes, frame->data_len), now_ns);
+  const lacp::PortCounters& after = lacp_->counters(member);
+  // The partner's source is the one whose LACPDUs keep the member collecting: a forged
+  // LACPDU names another partner and takes the member out of sync, so it never becomes it.
+  if (!lacp_->collecting(member)) {
+    partner_source.store(0, std::memory_order_relaxed);
+  } else if (after.lacpdu_rx != before.lacpdu_rx &&
+             after.lacpdu_rx_ignored == before.lacpdu_rx_ignored) {
+    partner_source.store(source_address_key(bytes), std::memory_order_relaxed);
+  }
 }
 
 // A PMD that frees transmitted mbufs only when their descriptor is reused (i40e, ixgbe, ice)
