@@ -15,8 +15,12 @@ the protocol loop, and --after):
   cpu-hog    three busy processes on the protocol loop's CPU (main_lcore 0), at normal
              priority; with --rt-priority N, once more against --after with
              control.protocol_rt_priority N (the deployment's answer, doc/deploy.md)
-  flood      two raw sockets sending Slow Protocols frames into one member: one of
-             subtype 10 (ESMC), one malformed LACPDUs
+  flood      two raw sockets sending Slow Protocols frames into one member, 10,000 a second
+             each: one of subtype 10 (ESMC), one malformed LACPDUs
+  flood-max  the same as fast as the senders can (here more than the worker, sharing its
+             CPU with them, reads: the kernel drops what the member's af_packet ring cannot
+             hold, the partner's LACPDUs among them, as a NIC's full RX ring would; the
+             member's rx_missed says how many)
 
 Also per case: the worst reply time of a second client asking `show bond` every 100 ms (and
 how many requests it got no reply to within 10 s), and how many times either bond's
@@ -29,6 +33,7 @@ Usage (root; the veths are made and removed here):
 
 import argparse
 import contextlib
+import ctypes
 import os
 import pathlib
 import shutil
@@ -54,7 +59,22 @@ PACKET_OUTGOING = 4
 SLOW_PROTOCOLS = 0x8809
 LACP_SUBTYPE = 1
 FAST_PERIODIC_S = 1.0
-CASES = ("quiet", "burst", "slowloris", "cpu-hog", "flood")
+SO_ATTACH_FILTER = 26
+
+
+class ClassicBpf:
+    """A classic BPF program for SO_ATTACH_FILTER: (code, jt, jf, k) instructions."""
+
+    def __init__(self, instructions):
+        self._code = ctypes.create_string_buffer(
+            b"".join(struct.pack("HBBI", *insn) for insn in instructions))
+        self.program = struct.pack("HL", len(instructions), ctypes.addressof(self._code))
+
+
+# EtherType 0x8809, then subtype 1 and version 1 (a LACPDU), else drop.
+LACPDU_FILTER = ClassicBpf([(0x28, 0, 0, 12), (0x15, 0, 3, SLOW_PROTOCOLS), (0x28, 0, 0, 14),
+                            (0x15, 0, 1, 0x0101), (0x06, 0, 0, 0xFFFF), (0x06, 0, 0, 0)])
+CASES = ("quiet", "burst", "slowloris", "cpu-hog", "flood", "flood-max")
 
 
 class LacpduGaps:
@@ -66,6 +86,8 @@ class LacpduGaps:
         for name in ifnames:
             sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
             sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+            # Only LACPDUs reach the socket: a flood would fill its buffer and drop them.
+            sock.setsockopt(socket.SOL_SOCKET, SO_ATTACH_FILTER, LACPDU_FILTER.program)
             sock.bind((name, 0))
             sock.settimeout(0.2)
             self.socks[name] = sock
@@ -82,9 +104,10 @@ class LacpduGaps:
                 data, ancillary, _, address = sock.recvmsg(128, 64)
             except socket.timeout:
                 continue
-            if address[2] == PACKET_OUTGOING or len(data) < 15:
+            if address[2] == PACKET_OUTGOING or len(data) < 16:
                 continue
-            if struct.unpack(">H", data[12:14])[0] != SLOW_PROTOCOLS or data[14] != LACP_SUBTYPE:
+            # A LACPDU: subtype 1, version 1 (the flood's malformed ones say version 0).
+            if struct.unpack(">H", data[12:14])[0] != SLOW_PROTOCOLS or data[14:16] != b"\x01\x01":
                 continue
             for level, kind, value in ancillary:
                 if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
@@ -101,8 +124,8 @@ class LacpduGaps:
         number of LACPDUs counted."""
         worst, count = 0.0, 0
         for name, times in self.arrivals.items():
-            window = times[max(0, since[name] - 1):]
-            count += len(times) - since[name]
+            window = [stamp for stamp in times[max(0, since[name] - 1):] if stamp <= until]
+            count += len(window) - (1 if since[name] > 0 else 0)
             for earlier, later in zip(window, window[1:] + [until]):
                 worst = max(worst, later - earlier - FAST_PERIODIC_S)
         return worst * 1000, count
@@ -156,6 +179,11 @@ def table_generations(socket_path):
     return {bond: dist[bond]["generation"] for bond in ("uplink", "switch")}
 
 
+def rx_missed(socket_path, port):
+    with ControlClient(socket_path, timeout_s=60) as client:
+        return client.json(f"show port stats {port}")["ports"][0]["rx_missed"]
+
+
 def all_distributing(socket_path):
     with ControlClient(socket_path, timeout_s=60) as client:
         bonds = client.json("show bond")
@@ -181,11 +209,12 @@ def abuse(case, socket_path, metrics_port, links):
         for _ in range(3):
             processes.append(subprocess.Popen(["taskset", "-c", "0", "sh", "-c",
                                                "while :; do :; done"]))
-    elif case == "flood":
-        # Frames into member m0 (sent on its peer's veth end), as fast as two processes can:
-        # half of another subtype (ESMC), half malformed LACPDUs.
+    elif case in ("flood", "flood-max"):
+        # Frames into member m0 (sent on its peer's veth end): half of another subtype (ESMC),
+        # half malformed LACPDUs; 2 x 10,000 a second, or as fast as two processes can.
+        rate = 10000 if case == "flood" else None
         for subtype in (0x0A, 0x01):
-            processes.append(start_flood(links[0][1], slow_frame_hex(subtype)))
+            processes.append(start_flood(links[0][1], slow_frame_hex(subtype), rate))
     for worker in workers:
         worker.start()
     try:
@@ -234,19 +263,23 @@ def measure(braid, cases, seconds, label, rt_priority=None):
                 time.sleep(0.5)
             time.sleep(2)
             before = table_generations(socket_path)
+            missed_before = rx_missed(socket_path, "m0")
             mark = gaps.mark()
             prober = Prober(socket_path)
             with abuse(case, socket_path, metrics_port, links):
                 time.sleep(seconds)
-                until = time.time()
+            # After the abuse has stopped: a burst already written is answered first (before
+            # the protocol loop, that held LACP for as long).
+            until = time.time()
             prober.close()
             late_ms, count = gaps.worst_late_ms(mark, until)
             after = table_generations(socket_path)
             changes = sum(after[b] - before[b] for b in before)
+            missed = rx_missed(socket_path, "m0") - missed_before
             rows[case] = (late_ms, count, prober.worst_s * 1000, prober.failed, changes)
-            print(f"{label} {case}: LACP worst {late_ms:.0f} ms late ({count} LACPDUs); "
+            print(f"{label} {case}: LACP worst {late_ms:.0f} ms late ({count} frames); "
                   f"show bond worst {prober.worst_s * 1000:.0f} ms, {prober.failed} unanswered; "
-                  f"{changes} table changes", flush=True)
+                  f"{changes} table changes; m0 rx_missed +{missed}", flush=True)
         gaps.close()
     finally:
         if process is not None and process.poll() is None:
