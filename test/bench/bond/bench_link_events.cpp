@@ -89,8 +89,8 @@ class Rig {
         ring_ = std::make_unique<RingPort>(unique_name("lslave"), 2, 8192);
         wrapper_name_ = unique_name("net_bonding_ev");
         const int wrapper = rte_eth_bond_create(wrapper_name_.c_str(), BONDING_MODE_8023AD, 0);
-        if (wrapper < 0 || rte_eth_bond_slave_add(static_cast<std::uint16_t>(wrapper),
-                                                  ring_->port_id()) != 0) {
+        if (wrapper < 0 ||
+            rte_eth_bond_slave_add(static_cast<std::uint16_t>(wrapper), ring_->port_id()) != 0) {
           throw std::runtime_error("cannot build the net_bonding wrapper");
         }
         wrapper_ = static_cast<std::uint16_t>(wrapper);
@@ -239,8 +239,8 @@ void report(const char* name, std::vector<Sample> samples) {
                   values[values.size() / 2], values.back());
     return std::string(text);
   };
-  std::printf("| %s | %zu | %s | %s |\n", name, samples.size(),
-              stats(&Sample::decision_us).c_str(), stats(&Sample::first_packet_us).c_str());
+  std::printf("| %s | %zu | %s | %s |\n", name, samples.size(), stats(&Sample::decision_us).c_str(),
+              stats(&Sample::first_packet_us).c_str());
 }
 
 }  // namespace
