@@ -1,4 +1,5 @@
-// braid: wiring only. Options -> config -> EAL -> engine -> control loop -> shutdown.
+// braid: wiring only. Options -> config -> start-up checks -> EAL -> engine -> control plane
+// (management thread) and protocol loop (this, the main lcore's thread) -> shutdown.
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -7,18 +8,25 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 
 #include "bond/dpdk/bond_commands.hpp"
-#include "common/periodic_tasks.hpp"
+#include "common/clock.hpp"
+#include "common/job_queue.hpp"
 #include "config/config_loader.hpp"
 #include "config/demo_config.hpp"
 #include "control/control_plane.hpp"
+#include "control/control_socket.hpp"
+#include "control/socket_path.hpp"
 #include "engine/eal_args.hpp"
 #include "engine/engine.hpp"
 #include "engine/engine_commands.hpp"
+#include "engine/protocol_commands.hpp"
+#include "engine/protocol_loop.hpp"
+#include "engine/runtime_lock.hpp"
 #include "engine/stats_line.hpp"
 #include "log/log_types.hpp"
 #include "options.hpp"
@@ -28,16 +36,15 @@
 namespace {
 
 std::atomic<int> stop_signal{0};
+// The running protocol loop, for the signal handler (an atomic store and a write(2)).
+std::atomic<braid::engine::ProtocolLoop*> signal_loop{nullptr};
 
 void on_signal(int signal_number) {
   stop_signal.store(signal_number);
+  if (braid::engine::ProtocolLoop* loop = signal_loop.load()) loop->request_stop();
 }
 
-std::uint64_t monotonic_ns() {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                        std::chrono::steady_clock::now().time_since_epoch())
-                                        .count());
-}
+using braid::monotonic_ns;
 
 braid::config::Config load(const braid::app::Options& options) {
   if (options.config_path.empty()) {
@@ -71,12 +78,18 @@ void run(const braid::config::Config& config, const braid::app::Options& options
                 port.rx_queues(), slow.c_str(), port.tx_queues(), port.rx_descriptors(),
                 port.tx_descriptors());
   }
+  braid::JobQueue jobs;
+  braid::engine::ProtocolLoop loop(engine, jobs,
+                                   {.rt_priority = config.control.protocol_rt_priority});
   braid::control::ControlPlane control(
       {.file_prefix = braid::control::eal_file_prefix(),
        .interactive = options.interactive,
        .socket_path = options.control_socket.value_or(config.control.socket),
-       .metrics_listen = config.metrics.listen});
+       .metrics_listen = config.metrics.listen},
+      jobs);
+  control.on_quit([&loop] { loop.request_stop(); });
   braid::engine::register_engine_commands(control, engine);
+  braid::engine::register_protocol_commands(control, engine, loop);
   std::vector<braid::bond::Bond*> bonds;
   for (std::size_t b = 0; b < engine.bond_count(); ++b)
     bonds.push_back(&engine.bond(b));
@@ -85,43 +98,41 @@ void run(const braid::config::Config& config, const braid::app::Options& options
   for (std::size_t b = 0; b < engine.bond_count(); ++b)
     scheduled.push_back({&engine.bond(b), &engine.bond_scheduler(b)});
   braid::sched::register_sched_commands(control, scheduled);
+
+  const std::uint64_t start_ns = monotonic_ns();
+  const std::uint32_t interval_ms =
+      options.stats_interval_ms.value_or(options.interactive ? 0 : config.stats.interval_ms);
+  if (interval_ms > 0) {
+    // On the management thread: it reads only the workers' counters, and a slow terminal
+    // blocks it, never the protocol loop.
+    auto previous = std::make_shared<braid::engine::CounterTotals>(engine.totals());
+    auto previous_ns = std::make_shared<std::uint64_t>(start_ns);
+    control.every_here("stats", std::uint64_t{interval_ms} * 1'000'000,
+                       [&engine, previous, previous_ns, start_ns](std::uint64_t now) {
+                         const braid::engine::CounterTotals current = engine.totals();
+                         std::printf("%s\n", braid::engine::format_stats_line(
+                                                 static_cast<double>(now - start_ns) / 1e9,
+                                                 static_cast<double>(now - *previous_ns) / 1e9,
+                                                 current, *previous, port_views(engine))
+                                                 .c_str());
+                         std::fflush(stdout);
+                         *previous = current;
+                         *previous_ns = now;
+                       });
+  }
+  // The socket, the metrics port and the console before anything forwards: a socket in use
+  // stops braid here, with the ports closed again and nothing sent.
+  control.open(start_ns);
   engine.start();
   std::printf("forwarding; Ctrl-C stops\n");
   std::fflush(stdout);
-  control.start(monotonic_ns());
-
-  const std::uint64_t start_ns = monotonic_ns();
-  braid::PeriodicTasks tasks;
-  const std::uint32_t interval_ms =
-      options.stats_interval_ms.value_or(options.interactive ? 0 : config.stats.interval_ms);
-  braid::engine::CounterTotals previous = engine.totals();
-  std::uint64_t previous_ns = start_ns;
-  if (interval_ms > 0) {
-    tasks.add("stats", std::uint64_t{interval_ms} * 1'000'000, start_ns, [&](std::uint64_t now) {
-      const braid::engine::CounterTotals current = engine.totals();
-      std::printf("%s\n",
-                  braid::engine::format_stats_line(static_cast<double>(now - start_ns) / 1e9,
-                                                   static_cast<double>(now - previous_ns) / 1e9,
-                                                   current, previous, port_views(engine))
-                      .c_str());
-      std::fflush(stdout);
-      previous = current;
-      previous_ns = now;
-    });
-  }
+  control.start();
+  signal_loop.store(&loop);
   const std::uint64_t end_ns = options.duration_s
                                    ? start_ns + std::uint64_t{*options.duration_s} * 1'000'000'000
                                    : UINT64_MAX;
-  while (stop_signal.load() == 0 && !control.quit_requested()) {
-    const std::uint64_t now = monotonic_ns();
-    if (now >= end_ns) break;
-    const std::uint64_t next = std::min({tasks.run_due(now), engine.poll_control(now), end_ns});
-    control.poll(now);
-    // Sleep until the next job, but wake at least every 10 ms to notice signals, and at once
-    // when the console or the control socket has input.
-    const std::uint64_t nap_ns = std::min<std::uint64_t>(next > now ? next - now : 0, 10'000'000);
-    control.wait(nap_ns);
-  }
+  loop.run(end_ns);
+  signal_loop.store(nullptr);
   if (const int signal_number = stop_signal.load(); signal_number != 0) {
     std::printf("signal %d: stopping\n", signal_number);
   }
@@ -169,6 +180,23 @@ int main(int argc, char** argv) {
       braid::engine::build_eal_args(config, options.eal_args, braid::engine::hugepages_available());
   for (const std::string& note : eal.notes)
     std::printf("braid: %s\n", note.c_str());
+  // Everything that would make start-up fail half-way is checked before EAL takes the prefix.
+  if (const std::optional<std::string> problem = braid::engine::check_file_prefix(eal.argv)) {
+    std::fprintf(stderr, "%s\n", problem->c_str());
+    return 1;
+  }
+  const std::string prefix =
+      braid::engine::locked_file_prefix(eal.argv).value_or(config.eal.file_prefix);
+  const std::string socket_path = options.control_socket.value_or(config.control.socket);
+  if (socket_path != "off") {
+    try {
+      braid::control::ControlSocket::check_available(
+          socket_path.empty() ? braid::control::default_socket_path(prefix) : socket_path);
+    } catch (const braid::control::ControlSocketError& error) {
+      std::fprintf(stderr, "braid: %s\n", error.what());
+      return 1;
+    }
+  }
   std::vector<char*> eal_argv;
   for (const std::string& arg : eal.argv)
     eal_argv.push_back(const_cast<char*>(arg.c_str()));

@@ -59,6 +59,13 @@ EthdevPort::EthdevPort(const config::PortConfig& config) : config_(config) {
   if (const int rc = rte_eth_dev_info_get(port_id_, &info); rc != 0)
     fail("cannot read device info", -rc);
   driver_ = info.driver_name != nullptr ? info.driver_name : "?";
+  const bool advertises_lsc =
+      info.dev_flags != nullptr && (*info.dev_flags & RTE_ETH_DEV_INTR_LSC) != 0;
+  // A kernel interface whose link the PMD does not report: net_af_packet's link is "up" from
+  // start to stop. PMDs with link interrupts (net_tap, mlx5) report it themselves.
+  if (!advertises_lsc && info.if_index != 0 && driver_ == "net_af_packet") {
+    kernel_ifindex_ = static_cast<int>(info.if_index);
+  }
 }
 
 EthdevPort::~EthdevPort() {
@@ -103,6 +110,7 @@ void EthdevPort::configure(const Queues& queues, rte_mempool* pool) {
     fail("cannot read device info", -rc);
   tx_queues_ = queues.tx;
   slow_rx_descriptors_ = queues.slow_rx_descriptors;
+  single_pool_tx_ = queues.single_pool_tx;
   if (is_cable_device(config_.device) && config_.rx_queues > 1) {
     fail("a virtual cable end has one RX queue; use rx_queues: 1", EINVAL);
   }
@@ -112,9 +120,19 @@ void EthdevPort::configure(const Queues& queues, rte_mempool* pool) {
          EINVAL);
   }
   if (tx_queues_ > info.max_tx_queues) {
-    fail("needs " + std::to_string(tx_queues_) + " TX queues (one per worker) but the device has " +
-             std::to_string(info.max_tx_queues) + "; use fewer workers",
-         EINVAL);
+    const bool control = queues.control_tx_descriptors != 0;
+    const unsigned workers = tx_queues_ - (control ? 1u : 0u);
+    std::string need = "needs " + std::to_string(tx_queues_) + " TX queues (" +
+                       std::to_string(workers) + " for the worker" + (workers == 1 ? "" : "s") +
+                       (control ? ", 1 for its bond's LACPDUs" : "") + ") but the device has " +
+                       std::to_string(info.max_tx_queues);
+    if (driver_ == "net_af_packet") {
+      need += "; add qpairs=" + std::to_string(tx_queues_) + " to its device string (\"" +
+              config_.device + ",qpairs=" + std::to_string(tx_queues_) + "\")";
+    } else {
+      need += "; use fewer workers";
+    }
+    fail(need, EINVAL);
   }
   bool with_slow_queue = slow_rx_descriptors_ != 0;
   if (with_slow_queue && config_.rx_queues + 1 > info.max_rx_queues) {
@@ -157,6 +175,14 @@ void EthdevPort::configure(const Queues& queues, rte_mempool* pool) {
       rc != 0) {
     fail("cannot fit descriptor counts to the device", -rc);
   }
+  control_tx_descriptors_ = queues.control_tx_descriptors;
+  if (control_tx_descriptors_ != 0) {
+    if (const int rc =
+            rte_eth_dev_adjust_nb_rx_tx_desc(port_id_, nullptr, &control_tx_descriptors_);
+        rc != 0) {
+      fail("cannot fit the control TX queue's descriptor count to the device", -rc);
+    }
+  }
   if (rx_descriptors_ != config_.rx_descriptors || tx_descriptors_ != config_.tx_descriptors) {
     notes_.push_back("descriptors adjusted to the device's limits: rx " +
                      std::to_string(rx_descriptors_) + ", tx " + std::to_string(tx_descriptors_));
@@ -176,9 +202,14 @@ rte_eth_conf EthdevPort::device_conf(bool with_slow_queue, const rte_eth_dev_inf
       conf.rx_adv_conf.rss_conf.rss_key_len = static_cast<std::uint8_t>(rss_key_.size());
     }
   }
-  if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE) {
-    conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
-  }
+  // Fast free returns a burst's mbufs to the pool of its first one: only where every queue sees
+  // one pool (two sockets mean two pools, and a port receiving from both would corrupt them).
+  fast_free_ = single_pool_tx_ && (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE) != 0;
+  if (fast_free_) conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+  // Link-status interrupts where the PMD has them: failover then starts at the event, not at
+  // the next link poll.
+  lsc_interrupts_ = info.dev_flags != nullptr && (*info.dev_flags & RTE_ETH_DEV_INTR_LSC) != 0;
+  conf.intr_conf.lsc = lsc_interrupts_ ? 1 : 0;
   return conf;
 }
 
@@ -210,9 +241,13 @@ void EthdevPort::set_up_queues(bool with_slow_queue, const rte_eth_dev_info& inf
   rte_eth_txconf txconf = info.default_txconf;
   txconf.offloads = conf.txmode.offloads;
   for (std::uint16_t q = 0; q < tx_queues_; ++q) {
-    if (const int rc = rte_eth_tx_queue_setup(port_id_, q, tx_descriptors_, socket_id, &txconf);
+    const bool control = control_tx_descriptors_ != 0 && q + 1 == tx_queues_;
+    const std::uint16_t descriptors = control ? control_tx_descriptors_ : tx_descriptors_;
+    if (const int rc = rte_eth_tx_queue_setup(port_id_, q, descriptors, socket_id, &txconf);
         rc != 0) {
-      fail("cannot set up TX queue " + std::to_string(q), -rc);
+      fail("cannot set up " + std::string(control ? "the control " : "") + "TX queue " +
+               std::to_string(q),
+           -rc);
     }
   }
   if (const int rc = rte_eth_dev_set_mtu(port_id_, config_.mtu); rc != 0 && rc != -ENOTSUP) {
@@ -251,6 +286,11 @@ void EthdevPort::stop() {
   steering_.reset();
   rte_eth_dev_stop(port_id_);
   started_ = false;
+}
+
+std::string EthdevPort::set_link(bool up) {
+  const int rc = up ? rte_eth_dev_set_link_up(port_id_) : rte_eth_dev_set_link_down(port_id_);
+  return rc == 0 ? "" : std::strerror(-rc);
 }
 
 std::string EthdevPort::steer_slow_protocols() {

@@ -37,12 +37,20 @@ class EthdevPort {
     // > 0: one more RX queue after the data queues, of this many descriptors, for Slow
     // Protocols frames (steer_slow_protocols). 0: none.
     std::uint16_t slow_rx_descriptors = 0;
+    // > 0: the last TX queue is a bond's control queue (LACPDUs, marker responses) with this
+    // many descriptors (fitted to the device), instead of tx_descriptors. 0: no control queue.
+    std::uint16_t control_tx_descriptors = 0;
+    // Every TX queue only ever sees mbufs of one mempool (engine: fast_free_safe), so the
+    // device may free them without checking their pool (RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE).
+    bool single_pool_tx = false;
   };
   // `pool` feeds RX.
   void configure(const Queues& queues, rte_mempool* pool);
   void start();
   // Removes slow-protocol steering first (rules go before the port stops).
   void stop();
+  // Link down/up at the device (rte_eth_dev_set_link_down/up): "" or why not.
+  std::string set_link(bool up);
 
   // On a started port configured with a slow queue: steer Slow Protocols frames there (an
   // rte_flow rule, or the virtual cable's emulation). "" on success, else why not, in the PMD's
@@ -69,6 +77,17 @@ class EthdevPort {
   std::uint16_t tx_queues() const { return tx_queues_; }
   std::uint16_t rx_descriptors() const { return rx_descriptors_; }
   std::uint16_t tx_descriptors() const { return tx_descriptors_; }
+  // The control TX queue's descriptors (0: none); a lazily freeing PMD holds up to this many
+  // of the bond's control mbufs (engine: control pool sizing).
+  std::uint16_t control_tx_descriptors() const { return control_tx_descriptors_; }
+  // The PMD raises link-status interrupts and braid asked for them (intr_conf.lsc).
+  bool lsc_interrupts() const { return lsc_interrupts_; }
+  // The kernel interface behind a PMD whose link state does not follow it (net_af_packet):
+  // its ifindex, whose link braid takes from the kernel (kernel_links.hpp); 0: none.
+  int kernel_ifindex() const { return kernel_ifindex_; }
+  bool fast_free() const { return fast_free_; }
+  // Every TX queue of the port only ever sees one mempool (the engine's topology analysis).
+  bool single_pool_tx() const { return single_pool_tx_; }
   const std::string& driver() const { return driver_; }
   const std::vector<std::string>& notes() const { return notes_; }  // adjustments made, to log
 
@@ -94,6 +113,11 @@ class EthdevPort {
   std::unique_ptr<SlowSteering> steering_;
   std::uint16_t rx_descriptors_ = 0;
   std::uint16_t tx_descriptors_ = 0;
+  std::uint16_t control_tx_descriptors_ = 0;
+  bool lsc_interrupts_ = false;
+  int kernel_ifindex_ = 0;
+  bool fast_free_ = false;
+  bool single_pool_tx_ = false;
   std::string driver_;
   std::vector<std::uint8_t> rss_key_;
   std::vector<std::string> notes_;

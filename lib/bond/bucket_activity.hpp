@@ -11,8 +11,12 @@
 
 namespace braid::bond {
 
-// Stamps are TSC >> 10 in 32 bits: about 0.4 us resolution at 2.5 GHz, wrapping after ~30 min;
-// a bucket idle that long may read as recently active once, which only delays a move.
+// Stamps are TSC >> 10 in 32 bits: about 0.4 us resolution at 2.5 GHz, wrapping after ~30 min.
+// The scheduler reads a bucket's stamp only when that worker's count for it moved since its last
+// reading (at most a period ago, sched/activity_counts.hpp), so a stamp it reads is never older
+// than a period and the wrap never shows. (Read unconditionally, a stamp idle for 15-30 min would
+// read as just now, half of every wrap, and the bucket would never move as idle.) The counts are
+// 32-bit too and wrap; the scheduler differences each worker's own count, modulo 2^32.
 inline constexpr unsigned kActivityStampShift = 10;
 
 inline std::uint32_t activity_stamp(std::uint64_t tsc) {

@@ -83,7 +83,9 @@ struct LacpSettings {
   std::uint16_t port_priority = 255;
   std::optional<std::uint16_t> key;  // nullopt: derived from link speed
   std::uint32_t aggregate_wait_ms = 2000;
-  bool fallback = true;  // a member whose partner never answers is used individually
+  // A member whose partner never speaks LACP is used individually, while the far end shows
+  // signs of life and no LACPDU was heard for 90 s (doc/lacp.md "Fallback"). Off, as in OVS.
+  bool fallback = false;
 };
 
 // Where a bond's congestion feedback comes from (drivers/congestion, doc/scheduler.md).
@@ -146,6 +148,9 @@ struct BondConfig {
   std::uint32_t min_links = 1;  // fewer usable members than this: the bond sends nothing
   std::string mac;              // empty: the first member's MAC
   std::uint32_t link_poll_us = 1000;
+  // At stop, after the goodbye LACPDUs, take the members' links down where the PMD can
+  // (rte_eth_dev_set_link_down): the far end loses carrier at once.
+  bool link_down_on_stop = false;
   SlowSteering slow_steering = SlowSteering::kAuto;
   LacpSettings lacp;
   SchedulerConfig scheduler;
@@ -160,9 +165,14 @@ struct StatsConfig {
   std::uint32_t interval_ms = 1000;  // 0 turns the periodic foreground line off
 };
 
-// The control socket braidctl attaches to (doc/console.md).
+// The control socket braidctl attaches to (doc/console.md), and the protocol loop.
 struct ControlConfig {
   std::string socket;  // "": /run/braid/<file_prefix>.sock, else /tmp/braid-<prefix>.sock; "off"
+  // An LACP deadline served later than this is logged (rate-limited) and counted as late.
+  std::uint32_t deadline_slack_ms = 50;
+  // 1..99: the protocol loop runs SCHED_FIFO at this priority (it sleeps between deadlines);
+  // 0: the process's own policy (doc/deploy.md).
+  std::uint32_t protocol_rt_priority = 0;
 };
 
 // The Prometheus endpoint.

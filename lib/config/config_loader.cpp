@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
+#include "config/config_file.hpp"
 #include "config/config_validate.hpp"
+#include "config/file_prefix.hpp"
 #include "config/yaml_reader.hpp"
 #include "flow/hash_policy.hpp"
 
@@ -30,6 +30,8 @@ std::uint8_t hex_digit(char c) {
 void read_eal(const YamlReader& in, const YAML::Node& node, EalConfig& eal) {
   in.expect_map(node, "eal", {"file_prefix", "args", "main_lcore", "no_huge_memory_mb"});
   eal.file_prefix = in.get_string(node, "file_prefix", "eal", eal.file_prefix);
+  if (const std::string problem = file_prefix_problem(eal.file_prefix); !problem.empty())
+    in.fail(node["file_prefix"], "eal.file_prefix", problem);
   eal.main_lcore = static_cast<unsigned>(in.get_uint(node, "main_lcore", "eal", 0, kMaxLcore, 0));
   eal.no_huge_memory_mb =
       static_cast<unsigned>(in.get_uint(node, "no_huge_memory_mb", "eal", 64, 1 << 20, 512));
@@ -169,7 +171,7 @@ void read_lacp(const YamlReader& in, const YAML::Node& node, const std::string& 
   }
   lacp.aggregate_wait_ms =
       static_cast<std::uint32_t>(in.get_uint(node, "aggregate_wait_ms", where, 0, 60000, 2000));
-  lacp.fallback = in.get_bool(node, "fallback", where, true);
+  lacp.fallback = in.get_bool(node, "fallback", where, false);
 }
 
 std::vector<std::uint32_t> read_uint_list(const YamlReader& in, const YAML::Node& node,
@@ -310,7 +312,7 @@ BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t i
   std::string where = "bonds[" + std::to_string(index) + "]";
   in.expect_map(node, where,
                 {"name", "members", "mode", "hash", "buckets", "min_links", "mac", "link_poll_us",
-                 "slow_steering", "lacp", "scheduler"});
+                 "link_down_on_stop", "slow_steering", "lacp", "scheduler"});
   BondConfig bond;
   bond.name = in.required_string(node, "name", where);
   where += " \"" + bond.name + "\"";
@@ -341,6 +343,7 @@ BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t i
   }
   bond.link_poll_us =
       static_cast<std::uint32_t>(in.get_uint(node, "link_poll_us", where, 10, 1000000, 1000));
+  bond.link_down_on_stop = in.get_bool(node, "link_down_on_stop", where, false);
   bond.slow_steering =
       read_choice(in, node, "slow_steering", where, kSlowSteeringNames, SlowSteering::kAuto);
   if (const YAML::Node lacp = node["lacp"]; lacp.IsDefined()) {
@@ -394,8 +397,12 @@ void expand_trace_path(const YamlReader& in, const YAML::Node& node, const Confi
 }
 
 void read_control(const YamlReader& in, const YAML::Node& node, ControlConfig& control) {
-  in.expect_map(node, "control", {"socket"});
+  in.expect_map(node, "control", {"socket", "deadline_slack_ms", "protocol_rt_priority"});
   control.socket = in.get_string(node, "socket", "control", control.socket);
+  control.deadline_slack_ms = static_cast<std::uint32_t>(
+      in.get_uint(node, "deadline_slack_ms", "control", 1, 10000, control.deadline_slack_ms));
+  control.protocol_rt_priority = static_cast<std::uint32_t>(
+      in.get_uint(node, "protocol_rt_priority", "control", 0, 99, control.protocol_rt_priority));
   constexpr std::size_t kMaxUnixPath = 107;  // sizeof(sockaddr_un::sun_path) - 1
   if (control.socket.size() > kMaxUnixPath)
     in.fail(node["socket"], "control.socket",
@@ -429,6 +436,11 @@ Config parse_config(std::string_view yaml_text, std::string origin) {
   YAML::Node root;
   try {
     root = YAML::Load(std::string(yaml_text));
+    if (const std::optional<YAML::Mark> second = second_document(yaml_text)) {
+      throw ConfigError("config: " + origin + ":" + std::to_string(second->line + 1) +
+                        ": a second YAML document starts here: a config file holds one; merge "
+                        "them or delete one");
+    }
   } catch (const YAML::Exception& error) {
     throw ConfigError("config: " + origin + ":" + std::to_string(error.mark.line + 1) +
                       ": not valid YAML: " + error.msg);
@@ -476,11 +488,7 @@ Config parse_config(std::string_view yaml_text, std::string origin) {
 }
 
 Config load_config_file(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw ConfigError("config: " + path + ": cannot open file");
-  std::stringstream text;
-  text << file.rdbuf();
-  return parse_config(text.str(), path);
+  return parse_config(read_config_file(path), path);
 }
 
 const BondConfig* Config::find_bond(std::string_view name) const {

@@ -1,10 +1,47 @@
 #include "config/yaml_reader.hpp"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <charconv>
+#include <map>
+#include <sstream>
 
 #include "config/config.hpp"
 
 namespace braid::config {
+namespace {
+
+// Parser events, ignored but for where each document starts.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  const YAML::Mark& last() const { return last_; }
+
+  void OnDocumentStart(const YAML::Mark& mark) override { last_ = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+ private:
+  YAML::Mark last_ = YAML::Mark::null_mark();
+};
+
+}  // namespace
+
+std::optional<YAML::Mark> second_document(std::string_view text) {
+  std::istringstream stream{std::string(text)};
+  YAML::Parser parser(stream);
+  DocumentStarts starts;
+  if (!parser.HandleNextDocument(starts) || !parser.HandleNextDocument(starts)) return std::nullopt;
+  return starts.last();
+}
 
 void YamlReader::fail(const YAML::Node& node, std::string_view where, std::string_view what) const {
   std::string message = "config: " + origin_;
@@ -21,18 +58,29 @@ void YamlReader::fail(const YAML::Node& node, std::string_view where, std::strin
 void YamlReader::expect_map(const YAML::Node& map, std::string_view where,
                             std::initializer_list<std::string_view> allowed) const {
   if (!map.IsMap()) fail(map, where, "expected a map of settings");
+  // yaml-cpp keeps every pair of a map, a repeated key included, and a lookup finds the first:
+  // a second `bonds:` would be ignored without a word. Each key is looked up once here.
+  std::map<std::string, YAML::Mark, std::less<>> seen;
   for (const auto& entry : map) {
     const std::string key = entry.first.Scalar();
     bool known = false;
     for (std::string_view name : allowed)
       known = known || name == key;
-    if (known) continue;
-    std::string names;
-    for (std::string_view name : allowed) {
-      if (!names.empty()) names += ", ";
-      names += name;
+    if (!known) {
+      std::string names;
+      for (std::string_view name : allowed) {
+        if (!names.empty()) names += ", ";
+        names += name;
+      }
+      fail(entry.first, where, "unknown key \"" + key + "\" (known: " + names + ")");
     }
-    fail(entry.first, where, "unknown key \"" + key + "\" (known: " + names + ")");
+    const auto [first, inserted] = seen.emplace(key, entry.first.Mark());
+    if (!inserted) {
+      fail(entry.first, where,
+           "duplicate key \"" + key + "\" (first at line " +
+               std::to_string(first->second.line + 1) +
+               "); a key may appear once in a map: merge the two or delete one");
+    }
   }
 }
 

@@ -6,10 +6,17 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace braid::config {
+
+// Where a second document of `text` starts, if it has one. YAML::Load reads the first document
+// and drops the rest without a word; YAML::LoadAll would see them, but yaml-cpp 0.7's LoadAll
+// never returns on some malformed input ("[], a"), so this asks the parser for two documents at
+// most. Throws YAML::ParserException as YAML::Load does.
+std::optional<YAML::Mark> second_document(std::string_view text);
 
 class YamlReader {
  public:

@@ -1,12 +1,18 @@
 #include "control/control_plane.hpp"
 
 #include <poll.h>
+#include <pthread.h>
 #include <rte_eal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <stdexcept>
 
+#include "common/clock.hpp"
 #include "control/console.hpp"
 #include "control/control_socket.hpp"
 #include "control/log_commands.hpp"
@@ -15,25 +21,41 @@
 #include "control/socket_path.hpp"
 
 namespace braid::control {
+namespace {
 
-ControlPlane::ControlPlane(ControlSettings settings) : settings_(std::move(settings)) {
+// The management thread runs below the protocol loop: under CPU contention the kernel gives
+// the loop with the deadlines the CPU first.
+constexpr int kManagementNiceOffset = 10;
+// It wakes at least this often (periodic jobs, timeouts).
+constexpr std::uint64_t kMaxManagementNapNs = 100'000'000;
+
+Reply render(const Request& request, const Output& out) {
+  return {!out.failed(),
+          request.mode == Request::Mode::kJson ? out.render_json() + "\n" : out.render_text()};
+}
+
+}  // namespace
+
+ControlPlane::ControlPlane(ControlSettings settings, JobQueue& jobs)
+    : settings_(std::move(settings)), jobs_(jobs) {
   register_builtin_commands();
   metrics_.add_collector([](MetricWriter& writer) {
-    writer.family("braid_up", "1 while braid runs (the scrape reached a live control thread)",
+    writer.family("braid_up", "1 while braid runs (the scrape reached a live protocol loop)",
                   MetricType::kGauge);
     writer.sample({}, std::uint64_t{1});
   });
 }
 
-ControlPlane::~ControlPlane() = default;
+ControlPlane::~ControlPlane() {
+  stop();
+}
 
 void ControlPlane::every(std::string name, std::uint64_t period_ns, PeriodicTasks::Job job) {
-  // Jobs added before start() count their first period from start(), on the loop's clock.
-  if (!started_) {
-    pending_jobs_.push_back({std::move(name), period_ns, std::move(job)});
-    return;
-  }
-  tasks_.add(std::move(name), period_ns, last_now_ns_, std::move(job));
+  pending_jobs_.push_back({std::move(name), period_ns, std::move(job), true});
+}
+
+void ControlPlane::every_here(std::string name, std::uint64_t period_ns, PeriodicTasks::Job job) {
+  pending_jobs_.push_back({std::move(name), period_ns, std::move(job), false});
 }
 
 void ControlPlane::register_builtin_commands() {
@@ -42,23 +64,35 @@ void ControlPlane::register_builtin_commands() {
                   request_quit();
                   out.line("stopping braid");
                 });
-  registry_.add("show control", "where the control socket, metrics and telemetry are",
-                [this](const Args&, Output& out) {
-                  out.value("file_prefix", settings_.file_prefix);
-                  out.value("socket", socket_ ? socket_->path() : std::string("off"));
-                  out.value("socket_clients", std::uint64_t{socket_ ? socket_->client_count() : 0});
-                  out.value("socket_refused", socket_ ? socket_->refused_count() : 0);
-                  out.value("metrics", metrics_server_
-                                           ? "http://" + metrics_server_->host() + ":" +
-                                                 std::to_string(metrics_server_->port()) +
-                                                 "/metrics"
-                                           : std::string("off"));
-                  std::string paths;
-                  for (const std::string& path : telemetry_.paths())
-                    paths += (paths.empty() ? "" : " ") + path;
-                  out.value("telemetry", paths);
-                  out.value("pdump", capture_ && capture_->enabled());
-                });
+  registry_.add(
+      "show control",
+      "the control socket, metrics, telemetry, and the protocol loop's lateness by deadline",
+      [this](const Args&, Output& out) {
+        out.value("file_prefix", settings_.file_prefix);
+        out.value("socket", socket_ ? socket_->path() : std::string("off"));
+        if (socket_) {
+          const ControlSocketCounters& c = socket_->counters();
+          out.value("socket_clients", c.clients.load());
+          out.value("socket_requests", c.requests.load());
+          out.value("socket_refused", c.refused.load());
+          out.value("socket_evicted_idle", c.evicted_idle.load());
+          out.value("socket_timed_out", c.timed_out.load());
+          out.value("socket_over_limit", c.over_limit.load());
+        }
+        out.value("metrics", metrics_server_
+                                 ? "http://" + metrics_server_->host() + ":" +
+                                       std::to_string(metrics_server_->port()) + "/metrics"
+                                 : std::string("off"));
+        std::string paths;
+        for (const std::string& path : telemetry_.paths())
+          paths += (paths.empty() ? "" : " ") + path;
+        out.value("telemetry", paths);
+        out.value("pdump", capture_ && capture_->enabled());
+        out.value("jobs_waiting", std::uint64_t{jobs_.waiting()});
+        out.value("console_timeouts", console_timeouts_.load());
+        for (const auto& status : statuses_)
+          status(out);
+      });
   register_log_commands(registry_);
 }
 
@@ -66,16 +100,9 @@ std::string ControlPlane::socket_path() const {
   return socket_ ? socket_->path() : "";
 }
 
-void ControlPlane::start(std::uint64_t now_ns) {
-  if (started_) return;
-  started_ = true;
-  last_now_ns_ = now_ns;
-  tasks_.add("snapshots", settings_.snapshot_period_ns, now_ns,
-             [this](std::uint64_t) { publish_snapshots(); });
-  for (auto& [name, period_ns, job] : pending_jobs_)
-    tasks_.add(name, period_ns, now_ns, std::move(job));
-  pending_jobs_.clear();
-
+void ControlPlane::open(std::uint64_t now_ns) {
+  if (opened_) return;
+  opened_ = true;
   capture_ = std::make_unique<PacketCapture>();
   notes_.push_back(capture_->note());
   if (settings_.socket_path != "off") {
@@ -83,7 +110,9 @@ void ControlPlane::start(std::uint64_t now_ns) {
                                  ? default_socket_path(settings_.file_prefix)
                                  : settings_.socket_path;
     socket_ = std::make_unique<ControlSocket>(
-        path, [this](const Request& request) { return handle(request); });
+        path, [this](const Request& request, ControlSocket::Respond respond) {
+          submit(request, std::move(respond));
+        });
     notes_.push_back("control socket " + path + " (braidctl --socket " + path + ")");
   }
   const ListenAddress address = parse_listen_address(settings_.metrics_listen);
@@ -97,22 +126,54 @@ void ControlPlane::start(std::uint64_t now_ns) {
       notes_.push_back(std::string(error.what()) + "; metrics are off");
     }
   }
-  publish_snapshots();
+  tasks_.add("snapshots", settings_.snapshot_period_ns, now_ns,
+             [this](std::uint64_t) { post_snapshot(); });
+  for (auto& pending : pending_jobs_) {
+    if (pending.on_protocol_loop) {
+      auto job = std::make_shared<PeriodicTasks::Job>(std::move(pending.job));
+      tasks_.add(pending.name, pending.period_ns, now_ns, [this, job](std::uint64_t) {
+        auto posted = std::make_unique<Job>();
+        posted->work = [job] { (*job)(monotonic_ns()); };
+        jobs_.post(std::move(posted));  // full: this period is skipped
+      });
+    } else {
+      tasks_.add(pending.name, pending.period_ns, now_ns, std::move(pending.job));
+    }
+  }
+  pending_jobs_.clear();
   for (const std::string& note : notes_)
     std::printf("%s\n", note.c_str());
   if (settings_.interactive)
     std::printf("console: \"help\" lists the commands; quit or Ctrl-D stops braid\n");
   std::fflush(stdout);
   if (settings_.interactive) {
-    console_ = std::make_unique<Console>(registry_,
-                                         [this](std::string_view line) { return run_text(line); });
+    console_ = std::make_unique<Console>(
+        registry_, [this](std::string_view line) { return run_console_line(line); });
   }
 }
 
+void ControlPlane::start() {
+  if (thread_.joinable()) return;
+  // The first snapshot before anyone scrapes: published from here, the loop is not running yet.
+  telemetry_.refresh();
+  if (metrics_server_) metrics_server_->publish(metrics_.render());
+  thread_ = std::thread([this] { management_loop(); });
+}
+
 void ControlPlane::stop() {
+  if (thread_.joinable()) {
+    stopping_.store(true, std::memory_order_release);
+    stop_waker_.notify();
+    thread_.join();
+  }
   console_.reset();
   socket_.reset();
   metrics_server_.reset();
+}
+
+void ControlPlane::request_quit() {
+  quit_.store(true, std::memory_order_release);
+  if (on_quit_) on_quit_();
 }
 
 std::string eal_file_prefix() {
@@ -121,28 +182,112 @@ std::string eal_file_prefix() {
   return slash == std::string::npos ? runtime_dir : runtime_dir.substr(slash + 1);
 }
 
-void ControlPlane::publish_snapshots() {
-  telemetry_.refresh();
-  if (metrics_server_) metrics_server_->publish(metrics_.render());
+// The telemetry and /metrics snapshot: rendered on the protocol loop (it reads engine state),
+// published here. One at a time: a loop that falls behind skips refreshes, never piles them up.
+void ControlPlane::post_snapshot() {
+  if (snapshot_in_flight_.exchange(1) != 0) return;
+  struct Rendered {
+    TelemetryEndpoints::Snapshot telemetry;
+    std::string metrics;
+  };
+  auto rendered = std::make_shared<Rendered>();
+  auto job = std::make_unique<Job>();
+  job->work = [this, rendered] {
+    rendered->telemetry = telemetry_.collect();
+    if (metrics_server_) rendered->metrics = metrics_.render();
+  };
+  job->done = [this, rendered] {
+    TelemetryEndpoints::publish(std::move(rendered->telemetry));
+    if (metrics_server_) metrics_server_->publish(std::move(rendered->metrics));
+    snapshot_in_flight_.store(0);
+  };
+  if (!jobs_.post(std::move(job))) snapshot_in_flight_.store(0);
 }
 
-void ControlPlane::poll(std::uint64_t now_ns) {
-  last_now_ns_ = now_ns;
-  tasks_.run_due(now_ns);
-  if (socket_) socket_->poll();
-  if (console_ && !console_->poll()) {
-    console_.reset();
-    request_quit();  // Ctrl-D or end of input on the console ends braid, as quit does
+void ControlPlane::submit(const Request& request, std::function<void(Reply)> respond) {
+  auto out = std::make_shared<Output>();
+  auto completions = std::make_shared<std::vector<std::string>>();
+  auto job = std::make_unique<Job>();
+  job->posted_ns = monotonic_ns();
+  job->work = [this, request, out, completions] {
+    if (request.mode == Request::Mode::kComplete) {
+      *completions = registry_.complete(request.line);
+    } else {
+      registry_.execute(request.line, *out);
+    }
+  };
+  job->done = [request, out, completions, respond] {
+    if (request.mode != Request::Mode::kComplete) {
+      respond(render(request, *out));
+      return;
+    }
+    std::string body;
+    for (const std::string& word : *completions)
+      body += word + "\n";
+    respond({true, body});
+  };
+  if (!jobs_.post(std::move(job))) {
+    respond({false, "braid is busy: the protocol loop has too many requests waiting; try again\n"});
   }
 }
 
-void ControlPlane::wait(std::uint64_t max_ns) {
+// The console's line editor calls this and prints what it returns: the management thread waits
+// for the protocol loop here (serving nothing else meanwhile), at most console_timeout_ns.
+std::string ControlPlane::run_console_line(std::string_view line) {
+  auto reply = std::make_shared<std::optional<Reply>>();
+  submit({Request::Mode::kText, std::string(line)}, [reply](Reply r) { *reply = std::move(r); });
+  const std::uint64_t deadline = monotonic_ns() + settings_.console_timeout_ns;
+  while (!reply->has_value()) {
+    const std::uint64_t now = monotonic_ns();
+    if (now >= deadline) {
+      console_timeouts_.fetch_add(1);
+      return "braid: the protocol loop did not run the command within " +
+             std::to_string(settings_.console_timeout_ns / 1'000'000'000) +
+             " s (it lacks CPU: see show control); it may still run\n";
+    }
+    pollfd ready{jobs_.finished_fd(), POLLIN, 0};
+    ::poll(&ready, 1,
+           static_cast<int>(std::min<std::uint64_t>(deadline - now, 100'000'000) / 1'000'000) + 1);
+    jobs_.collect();
+  }
+  return (*reply)->body;
+}
+
+void ControlPlane::management_loop() {
+  pthread_setname_np(pthread_self(), "braid-mgmt");
+  const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
+  errno = 0;
+  const int nice = ::getpriority(PRIO_PROCESS, tid);
+  if (errno == 0) ::setpriority(PRIO_PROCESS, tid, std::min(nice + kManagementNiceOffset, 19));
   std::vector<pollfd> fds;
-  if (console_) fds.push_back({console_->fd(), POLLIN, 0});
-  if (socket_) socket_->add_poll_fds(fds);
-  const int timeout_ms = static_cast<int>((max_ns + 999'999) / 1'000'000);
-  if (::poll(fds.data(), fds.size(), timeout_ms) < 0 && errno != EINTR) {
-    // Nothing sensible to do but not spin: the next poll() call reports real trouble.
+  while (!stopping_.load(std::memory_order_acquire)) {
+    const std::uint64_t now = monotonic_ns();
+    std::uint64_t next = tasks_.run_due(now);
+    jobs_.collect();
+    if (socket_) {
+      socket_->poll(now);
+      next = std::min(next, socket_->next_deadline_ns());
+    }
+    if (metrics_server_) {
+      metrics_server_->poll(now);
+      next = std::min(next, metrics_server_->next_deadline_ns());
+    }
+    if (console_ && !console_->poll()) {
+      console_.reset();
+      request_quit();  // Ctrl-D or end of input on the console ends braid, as quit does
+    }
+    fds.clear();
+    fds.push_back({stop_waker_.fd(), POLLIN, 0});
+    fds.push_back({jobs_.finished_fd(), POLLIN, 0});
+    if (console_) fds.push_back({console_->fd(), POLLIN, 0});
+    if (socket_) socket_->add_poll_fds(fds);
+    if (metrics_server_) metrics_server_->add_poll_fds(fds);
+    const std::uint64_t after = monotonic_ns();
+    const std::uint64_t nap_ns = std::min(next > after ? next - after : 0, kMaxManagementNapNs);
+    const int timeout_ms = static_cast<int>((nap_ns + 999'999) / 1'000'000);
+    if (::poll(fds.data(), fds.size(), timeout_ms) < 0 && errno != EINTR) {
+      // Nothing sensible to do but not spin: the next iteration reports real trouble.
+    }
   }
 }
 
@@ -155,8 +300,7 @@ Reply ControlPlane::handle(const Request& request) {
   }
   Output out;
   registry_.execute(request.line, out);
-  return {!out.failed(),
-          request.mode == Request::Mode::kJson ? out.render_json() + "\n" : out.render_text()};
+  return render(request, out);
 }
 
 std::string ControlPlane::run_text(std::string_view line) {

@@ -1,19 +1,31 @@
-// The control plane's home on the control thread: the command registry, the interactive
-// console, the control socket, DPDK telemetry endpoints, Prometheus metrics and pdump. Features
-// register into it and the control loop calls poll()/wait():
+// The control plane: the command registry, the interactive console, the control socket, DPDK
+// telemetry endpoints, Prometheus metrics and pdump. Management work, apart from the protocol
+// loop (doc/architecture.md, "Threads"):
+//   - its own thread (the management thread, niced below the protocol loop) does all the I/O:
+//     the console, the socket's clients, HTTP scrapes, the stats line;
+//   - everything that reads or changes engine state (every command, every metrics and telemetry
+//     render, `every()` jobs) is posted as a job to the protocol loop (lib/common/job_queue.hpp),
+//     which runs it between its deadlines; the reply is rendered and written back here.
 //
-//   ControlPlane control(settings);
+//   ControlPlane control(settings, jobs);
 //   engine::register_engine_commands(control, engine);   // each feature: its own file
-//   control.start(now_ns);
-//   while (!control.quit_requested()) { control.poll(now_ns); control.wait(nap_ns); }
+//   control.open(now_ns);    // socket, metrics port, console: fails before "forwarding"
+//   control.start();         // the management thread
+//   protocol_loop.run();     // until quit
+//   control.stop();
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "common/job_queue.hpp"
 #include "common/periodic_tasks.hpp"
+#include "common/waker.hpp"
 #include "control/command_registry.hpp"
 #include "control/frame.hpp"
 #include "control/metrics_registry.hpp"
@@ -35,11 +47,13 @@ struct ControlSettings {
   std::string socket_path;   // "" -> default_socket_path(file_prefix); "off" -> none
   std::string metrics_listen = "127.0.0.1:9464";   // "" / "off" / port 0 -> none
   std::uint64_t snapshot_period_ns = 500'000'000;  // telemetry and /metrics refresh
+  // How long the console waits for the protocol loop to run a command.
+  std::uint64_t console_timeout_ns = 10'000'000'000;
 };
 
 class ControlPlane {
  public:
-  explicit ControlPlane(ControlSettings settings);
+  ControlPlane(ControlSettings settings, JobQueue& jobs);
   ~ControlPlane();
   ControlPlane(const ControlPlane&) = delete;
   ControlPlane& operator=(const ControlPlane&) = delete;
@@ -47,38 +61,50 @@ class ControlPlane {
   CommandRegistry& commands() { return registry_; }
   TelemetryEndpoints& telemetry() { return telemetry_; }
   MetricsRegistry& metrics() { return metrics_; }
-  // Periodic control-thread jobs (rate samplers, feature ticks); run from poll().
+  // A job on the protocol loop every `period_ns` (rate samplers, feature ticks).
   void every(std::string name, std::uint64_t period_ns, PeriodicTasks::Job job);
+  // A job on the management thread itself, for work that reads only what any thread may (the
+  // workers' counters) and may block (printing the stats line to a slow terminal).
+  void every_here(std::string name, std::uint64_t period_ns, PeriodicTasks::Job job);
+  // More lines for `show control` (the protocol loop's lateness; engine_commands).
+  void add_status(std::function<void(Output&)> status) { statuses_.push_back(std::move(status)); }
+  // Called when `quit` (or Ctrl-D on the console) asks braid to stop.
+  void on_quit(std::function<void()> callback) { on_quit_ = std::move(callback); }
 
-  // Opens the socket, the console, the metrics listener and pdump. Throws (with what to do) when
-  // the socket cannot be used; a metrics address in use is a note (metrics off), not fatal.
-  void start(std::uint64_t now_ns);
-  // Closes the console (restoring the terminal), the socket and the metrics listener: called
-  // when the control loop ends, before the engine stops.
+  // On the calling thread, before forwarding starts: the socket (throws, with what to do, when
+  // it cannot be used: braid then stops before it prints "forwarding"), the metrics listener
+  // (a port in use is a note, metrics off, not fatal), pdump and the console.
+  void open(std::uint64_t now_ns);
+  // The management thread.
+  void start();
+  // Stops the management thread and closes the console (restoring the terminal), the socket
+  // and the metrics listener: called when the protocol loop ends, before the engine stops.
   void stop();
-  // Serves console and socket input and runs due jobs; never blocks.
-  void poll(std::uint64_t now_ns);
-  // Sleeps up to `max_ns`, waking early when the console or the socket has input.
-  void wait(std::uint64_t max_ns);
 
-  void request_quit() { quit_ = true; }
-  bool quit_requested() const { return quit_; }
+  void request_quit();
+  bool quit_requested() const { return quit_.load(std::memory_order_acquire); }
 
-  // Runs one command line as the console and the socket do.
+  // Runs one request synchronously on the calling thread, which must be the protocol loop (or
+  // a test that plays it).
   Reply handle(const Request& request);
   std::string run_text(std::string_view line);
-  const std::vector<std::string>& notes() const { return notes_; }  // what start() set up
+  const std::vector<std::string>& notes() const { return notes_; }  // what open() set up
   std::string socket_path() const;
 
  private:
   void register_builtin_commands();
-  void publish_snapshots();
+  void management_loop();
+  void post_snapshot();
+  // Management thread: a request for the protocol loop; `respond` runs here when it is done.
+  void submit(const Request& request, std::function<void(Reply)> respond);
+  std::string run_console_line(std::string_view line);
 
   ControlSettings settings_;
+  JobQueue& jobs_;
   CommandRegistry registry_;
   TelemetryEndpoints telemetry_;
   MetricsRegistry metrics_;
-  PeriodicTasks tasks_;
+  PeriodicTasks tasks_;  // on the management thread
   std::unique_ptr<Console> console_;
   std::unique_ptr<ControlSocket> socket_;
   std::unique_ptr<MetricsServer> metrics_server_;
@@ -87,12 +113,19 @@ class ControlPlane {
     std::string name;
     std::uint64_t period_ns;
     PeriodicTasks::Job job;
+    bool on_protocol_loop;
   };
   std::vector<PendingJob> pending_jobs_;
-  std::uint64_t last_now_ns_ = 0;
+  std::vector<std::function<void(Output&)>> statuses_;
+  std::function<void()> on_quit_;
   std::vector<std::string> notes_;
-  bool quit_ = false;
-  bool started_ = false;
+  std::thread thread_;
+  Waker stop_waker_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> quit_{false};
+  std::atomic<std::uint64_t> snapshot_in_flight_{0};
+  std::atomic<std::uint64_t> console_timeouts_{0};
+  bool opened_ = false;
 };
 
 }  // namespace braid::control

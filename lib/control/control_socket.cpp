@@ -6,6 +6,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -14,7 +15,6 @@
 namespace braid::control {
 namespace {
 
-constexpr std::size_t kMaxClients = 16;
 constexpr std::size_t kReadChunk = 4096;
 
 sockaddr_un make_address(const std::string& path) {
@@ -43,27 +43,32 @@ bool socket_is_live(const sockaddr_un& address) {
 
 }  // namespace
 
+void ControlSocket::check_available(const std::string& path) {
+  const sockaddr_un address = make_address(path);
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0) return;
+  if (!S_ISSOCK(info.st_mode))
+    throw ControlSocketError("control socket: " + path +
+                             " exists and is not a socket; remove it or choose another path "
+                             "(--control-socket, control.socket)");
+  if (socket_is_live(address))
+    throw ControlSocketError("control socket: " + path +
+                             " is in use by a running braid; give this one another "
+                             "--file-prefix or --control-socket");
+}
+
 ControlSocket::ControlSocket(std::string path, Handler handler)
     : path_(std::move(path)), handler_(std::move(handler)) {
   const sockaddr_un address = make_address(path_);
-  struct stat info {};
-  if (::lstat(path_.c_str(), &info) == 0) {
-    if (!S_ISSOCK(info.st_mode))
-      throw ControlSocketError("control socket: " + path_ +
-                               " exists and is not a socket; remove it or choose another path");
-    if (socket_is_live(address))
-      throw ControlSocketError("control socket: " + path_ +
-                               " is in use by a running braid; give this one another "
-                               "--file-prefix or --control-socket");
-    ::unlink(path_.c_str());  // stale, left by a braid that did not exit cleanly
-  }
+  check_available(path_);
+  ::unlink(path_.c_str());  // stale, left by a braid that did not exit cleanly
   listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (listen_fd_ < 0) throw ControlSocketError(system_error("control socket: socket()"));
   // The umask makes bind() create the file 0600 at once: no window where others could connect.
   const mode_t old_mask = ::umask(0177);
   const int bound = ::bind(listen_fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address);
   ::umask(old_mask);
-  if (bound != 0 || ::listen(listen_fd_, 8) != 0) {
+  if (bound != 0 || ::listen(listen_fd_, 32) != 0) {
     const std::string message = system_error("control socket: cannot listen on " + path_);
     ::close(listen_fd_);
     throw ControlSocketError(message);
@@ -82,12 +87,50 @@ ControlSocket::~ControlSocket() {
 void ControlSocket::add_poll_fds(std::vector<pollfd>& fds) const {
   fds.push_back({listen_fd_, POLLIN, 0});
   for (const auto& client : clients_) {
-    fds.push_back(
-        {client->fd, static_cast<short>(POLLIN | (client->pending.empty() ? 0 : POLLOUT)), 0});
+    // A client with kMaxPendingRequests waiting is not read from until they drain: the kernel's
+    // socket buffer then pushes back on it.
+    const short in = client->waiting.size() < kMaxPendingRequests ? POLLIN : 0;
+    fds.push_back({client->fd, static_cast<short>(in | (client->out.empty() ? 0 : POLLOUT)), 0});
   }
 }
 
-void ControlSocket::accept_clients() {
+std::uint64_t ControlSocket::next_deadline_ns() const {
+  std::uint64_t next = UINT64_MAX;
+  for (const auto& client : clients_) {
+    if (idle(*client)) next = std::min(next, client->active_ns + kIdleTimeoutNs);
+  }
+  return next;
+}
+
+ControlSocket::Client* ControlSocket::find(std::uint64_t id) {
+  for (const auto& client : clients_) {
+    if (client->id == id) return client.get();
+  }
+  return nullptr;
+}
+
+// The longest-idle client goes: a connection that holds a place without asking anything never
+// keeps an operator out.
+bool ControlSocket::make_room(std::uint64_t now_ns) {
+  auto oldest = clients_.end();
+  for (auto it = clients_.begin(); it != clients_.end(); ++it) {
+    if (idle(**it) && (oldest == clients_.end() || (*it)->active_ns < (*oldest)->active_ns))
+      oldest = it;
+  }
+  if (oldest == clients_.end()) return false;
+  const std::string frame = encode_frame(encode_reply(
+      {false, "closed: idle for " +
+                  std::to_string((now_ns - (*oldest)->active_ns) / 1'000'000'000) + " s while " +
+                  std::to_string(kMaxClients) + " clients were connected and another one came\n"}));
+  [[maybe_unused]] const ssize_t sent =
+      ::send((*oldest)->fd, frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  ::close((*oldest)->fd);
+  clients_.erase(oldest);
+  counters_.evicted_idle.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+void ControlSocket::accept_clients(std::uint64_t now_ns) {
   while (true) {
     const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;  // EAGAIN: nobody else waiting
@@ -99,28 +142,64 @@ void ControlSocket::accept_clients() {
       refusal = "permission denied: the control socket serves only uid " +
                 std::to_string(::geteuid()) + " and root" +
                 (known ? " (you are uid " + std::to_string(peer.uid) + ")" : "");
-    } else if (clients_.size() >= kMaxClients) {
-      refusal = "too many control connections (" + std::to_string(kMaxClients) + ")";
+    } else if (clients_.size() >= kMaxClients && !make_room(now_ns)) {
+      refusal =
+          "too many control connections (" + std::to_string(kMaxClients) + ", all busy); try again";
     }
     if (!refusal.empty()) {
-      ++refused_;
+      counters_.refused.fetch_add(1, std::memory_order_relaxed);
       const std::string frame = encode_frame(encode_reply({false, refusal + "\n"}));
-      [[maybe_unused]] const ssize_t sent = ::send(fd, frame.data(), frame.size(), MSG_DONTWAIT);
+      [[maybe_unused]] const ssize_t sent =
+          ::send(fd, frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
       ::close(fd);
       continue;
     }
     auto client = std::make_unique<Client>();
+    client->id = next_id_++;
     client->fd = fd;
+    client->active_ns = now_ns;
     clients_.push_back(std::move(client));
+    counters_.accepted.fetch_add(1, std::memory_order_relaxed);
   }
 }
 
-bool ControlSocket::serve(Client& client) {
+// Tells the client why (if it reads at all) and closes it once that is written.
+void ControlSocket::refuse(Client& client, const std::string& why) {
+  counters_.over_limit.fetch_add(1, std::memory_order_relaxed);
+  client.waiting.clear();
+  client.out += encode_frame(encode_reply({false, why + "\n"}));
+  client.broken = true;
+}
+
+bool ControlSocket::read(Client& client, std::uint64_t now_ns) {
   char chunk[kReadChunk];
-  while (!client.closing) {
+  // At most a few chunks per poll: one busy client cannot keep the others waiting.
+  for (int chunks = 0; chunks < 16 && !client.closing && !client.broken &&
+                       client.waiting.size() < kMaxPendingRequests;
+       ++chunks) {
     const ssize_t got = ::recv(client.fd, chunk, sizeof chunk, 0);
     if (got > 0) {
+      client.active_ns = now_ns;
       client.reader.append(chunk, static_cast<std::size_t>(got));
+      while (std::optional<std::string> payload = client.reader.next()) {
+        if (client.waiting.size() >= kMaxPendingRequests) {
+          refuse(client, "more than " + std::to_string(kMaxPendingRequests) +
+                             " requests pending: wait for the replies (braidctl sends one at a "
+                             "time); disconnected");
+          return true;
+        }
+        RequestDecode decoded = parse_request(*payload);
+        if (decoded.ok()) {
+          client.waiting.push_back(std::move(*decoded.request));
+        } else {
+          client.out += encode_frame(encode_reply({false, decoded.error + "\n"}));
+        }
+      }
+      if (client.reader.oversized()) {
+        refuse(client,
+               "a request frame over " + std::to_string(kMaxFrameBytes) + " bytes; disconnected");
+        return true;
+      }
       continue;
     }
     if (got == 0) {
@@ -130,36 +209,67 @@ bool ControlSocket::serve(Client& client) {
     }
     break;
   }
-  while (std::optional<std::string> payload = client.reader.next()) {
-    const std::optional<Request> request = decode_request(*payload);
-    const Reply reply = request
-                            ? handler_(*request)
-                            : Reply{false, "bad request: expected \"text|json|complete <line>\"\n"};
-    client.pending += encode_frame(encode_reply(reply));
-  }
-  if (client.reader.oversized()) return false;
-  while (!client.pending.empty()) {
-    const ssize_t sent = ::send(client.fd, client.pending.data(), client.pending.size(),
-                                MSG_DONTWAIT | MSG_NOSIGNAL);
+  return true;
+}
+
+bool ControlSocket::write(Client& client, std::uint64_t now_ns) {
+  while (!client.out.empty()) {
+    const ssize_t sent =
+        ::send(client.fd, client.out.data(), client.out.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     if (sent < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
       return false;
     }
-    client.pending.erase(0, static_cast<std::size_t>(sent));
+    client.active_ns = now_ns;
+    client.out.erase(0, static_cast<std::size_t>(sent));
   }
-  return !(client.closing && client.pending.empty());
+  if (client.out.size() > kMaxUnreadReplyBytes) {
+    // It does not read what it asks for: its replies would grow braid's memory without bound.
+    counters_.over_limit.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  if (client.broken && client.out.empty()) return false;
+  if (client.closing && idle(client)) return false;
+  if (idle(client) && now_ns >= client.active_ns + kIdleTimeoutNs) {
+    counters_.timed_out.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  return true;
 }
 
-void ControlSocket::poll() {
-  accept_clients();
-  for (std::size_t i = 0; i < clients_.size();) {
-    if (serve(*clients_[i])) {
-      ++i;
-    } else {
-      ::close(clients_[i]->fd);
-      clients_.erase(clients_.begin() + static_cast<std::ptrdiff_t>(i));
-    }
+// One request per client in turn, to the client that waited longest first.
+void ControlSocket::dispatch() {
+  const std::size_t count = clients_.size();
+  for (std::size_t k = 0; k < count; ++k) {
+    Client& client = *clients_[(next_turn_ + k) % count];
+    if (client.in_flight || client.waiting.empty() || client.broken) continue;
+    Request request = std::move(client.waiting.front());
+    client.waiting.pop_front();
+    client.in_flight = true;
+    counters_.requests.fetch_add(1, std::memory_order_relaxed);
+    const std::uint64_t id = client.id;
+    handler_(request, [this, id](Reply reply) {
+      Client* answered = find(id);
+      if (answered == nullptr) return;  // it left meanwhile
+      answered->in_flight = false;
+      answered->out += encode_frame(encode_reply(reply));
+    });
   }
+  if (count != 0) next_turn_ = (next_turn_ + 1) % count;
+}
+
+void ControlSocket::poll(std::uint64_t now_ns) {
+  accept_clients(now_ns);
+  for (const auto& client : clients_) {
+    if (!read(*client, now_ns)) client->dead = true;
+  }
+  dispatch();
+  std::erase_if(clients_, [&](const std::unique_ptr<Client>& client) {
+    const bool keep = !client->dead && write(*client, now_ns);
+    if (!keep) ::close(client->fd);
+    return !keep;
+  });
+  counters_.clients.store(clients_.size(), std::memory_order_relaxed);
 }
 
 }  // namespace braid::control

@@ -1,5 +1,9 @@
 #include "control/frame.hpp"
 
+#include <cstdio>
+
+#include "control/utf8.hpp"
+
 namespace braid::control {
 
 std::string encode_frame(std::string_view payload) {
@@ -34,7 +38,7 @@ std::string encode_request(const Request& request) {
   return std::string(mode) + " " + request.line;
 }
 
-std::optional<Request> decode_request(std::string_view payload) {
+RequestDecode parse_request(std::string_view payload) {
   const std::size_t space = payload.find(' ');
   const std::string_view mode = payload.substr(0, space);
   Request request;
@@ -45,10 +49,24 @@ std::optional<Request> decode_request(std::string_view payload) {
   } else if (mode == "complete") {
     request.mode = Request::Mode::kComplete;
   } else {
-    return std::nullopt;
+    return {std::nullopt, "bad request: expected \"text|json|complete <line>\""};
   }
-  if (space != std::string_view::npos) request.line = std::string(payload.substr(space + 1));
-  return request;
+  if (space != std::string_view::npos) {
+    const std::string_view line = payload.substr(space + 1);
+    if (const std::size_t bad = find_invalid_utf8(line); bad != std::string_view::npos) {
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(line[bad]));
+      return {std::nullopt, "bad request: the command line is not valid UTF-8 (byte " +
+                                std::to_string(bad) + " is " + byte +
+                                "); send commands as UTF-8 text"};
+    }
+    request.line = std::string(line);
+  }
+  return {std::move(request), ""};
+}
+
+std::optional<Request> decode_request(std::string_view payload) {
+  return parse_request(payload).request;
 }
 
 std::string encode_reply(const Reply& reply) {

@@ -35,8 +35,21 @@ struct Request {
   std::string line;
 };
 
+// What decode_request made of a payload: the request, or why there is none, as the text of the
+// error reply ("bad request: ...").
+struct RequestDecode {
+  std::optional<Request> request;
+  std::string error;  // empty when request is set
+
+  bool ok() const { return request.has_value(); }
+};
+
 std::string encode_request(const Request& request);
-std::optional<Request> decode_request(std::string_view payload);  // nullopt: unknown mode
+// Refuses an unknown mode and a command line that is not UTF-8 (utf8.hpp): every word of a
+// request may end up in a JSON reply, and the registry matches words as UTF-8 text.
+RequestDecode parse_request(std::string_view payload);
+// parse_request without the reason; nullopt for what it refuses.
+std::optional<Request> decode_request(std::string_view payload);
 
 struct Reply {
   bool ok = true;

@@ -1,18 +1,21 @@
-// The Prometheus endpoint: GET /metrics over HTTP (cpp-httplib) on its own thread. It serves
-// the last text the control thread published and nothing else, so a scrape never touches the
-// engine and a slow scraper never delays the control loop.
+// The Prometheus endpoint: GET /metrics over HTTP/1.1, served by the management thread's event
+// loop (non-blocking sockets, no thread per connection). It answers with the last text the
+// protocol loop rendered and nothing else, so a scrape never touches the engine. Slow or
+// hostile clients cost nothing: a connection must deliver its request headers within
+// kHeaderTimeoutNs and read its answer within kWriteTimeoutNs, a request is at most
+// kMaxRequestBytes, and when kMaxConnections are open the oldest connection still sending its
+// request makes room for a new one, so 500 slowloris connections cannot keep a scrape out.
+// (cpp-httplib, used before, gives every connection a pool thread for as long as it dribbles
+// bytes: eight slow clients stopped every scrape.)
 #pragma once
+
+#include <poll.h>
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <string>
-#include <thread>
-
-namespace httplib {
-class Server;
-}
+#include <vector>
 
 namespace braid::control {
 
@@ -30,25 +33,64 @@ struct ListenAddress {
 // "" (off). Throws std::invalid_argument with what is wrong.
 ListenAddress parse_listen_address(const std::string& text);
 
+struct MetricsServerCounters {
+  std::uint64_t connections = 0;  // accepted
+  std::uint64_t served = 0;       // answered (any status)
+  std::uint64_t header_timeouts = 0;
+  std::uint64_t write_timeouts = 0;
+  std::uint64_t evicted = 0;       // closed to make room for a newer connection
+  std::uint64_t bad_requests = 0;  // malformed, too large, or not GET/HEAD
+};
+
 class MetricsServer {
  public:
-  // Binds at once (so a taken port is reported at start-up) and serves on a thread.
+  static constexpr std::size_t kMaxConnections = 128;
+  static constexpr std::size_t kMaxRequestBytes = 8192;
+  static constexpr std::uint64_t kHeaderTimeoutNs = 2'000'000'000;
+  static constexpr std::uint64_t kWriteTimeoutNs = 10'000'000'000;
+
+  // Binds at once, so a port in use is reported at start-up (SO_REUSEADDR only: a second braid
+  // on the same port fails instead of sharing it, as SO_REUSEPORT would let it).
   explicit MetricsServer(const ListenAddress& address);
   ~MetricsServer();
   MetricsServer(const MetricsServer&) = delete;
   MetricsServer& operator=(const MetricsServer&) = delete;
 
   void publish(std::string exposition_text);
+  // The event loop's side: descriptors to wait on, and the work when any is ready (or a
+  // timeout is due).
+  void add_poll_fds(std::vector<pollfd>& fds) const;
+  void poll(std::uint64_t now_ns);
+  // When the next connection times out (UINT64_MAX: none open).
+  std::uint64_t next_deadline_ns() const;
+
   std::uint16_t port() const { return port_; }
   const std::string& host() const { return host_; }
+  std::size_t open_connections() const { return connections_.size(); }
+  const MetricsServerCounters& counters() const { return counters_; }
 
  private:
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  std::mutex mutex_;
-  std::shared_ptr<const std::string> text_;
+  struct Connection {
+    int fd = -1;
+    std::uint64_t opened_ns = 0;
+    std::string request;                          // bytes received so far
+    std::shared_ptr<const std::string> response;  // once answered
+    std::string head;                             // status line and headers
+    std::size_t written = 0;                      // of head + body
+    bool with_body = true;
+    std::uint64_t answered_ns = 0;
+  };
+  void accept_connections(std::uint64_t now_ns);
+  bool serve(Connection& connection, std::uint64_t now_ns);  // false: close it
+  void answer(Connection& connection, std::uint64_t now_ns);
+  bool make_room();
+
+  int listen_fd_ = -1;
   std::string host_;
   std::uint16_t port_ = 0;
+  std::shared_ptr<const std::string> text_;
+  std::vector<Connection> connections_;
+  MetricsServerCounters counters_;
 };
 
 }  // namespace braid::control

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "control/utf8.hpp"
+
 namespace braid::control {
 namespace {
 
@@ -65,31 +67,42 @@ std::string Value::json() const {
 
 std::string json_quote(std::string_view text) {
   std::string out = "\"";
-  for (unsigned char c : text) {
-    switch (c) {
+  out.reserve(text.size() + 2);
+  for (std::size_t at = 0; at < text.size();) {
+    const Utf8Char c = decode_utf8(text, at);
+    const std::string_view bytes = text.substr(at, c.length);
+    at += c.length;
+    switch (c.code_point) {
       case '"':
         out += "\\\"";
-        break;
+        continue;
       case '\\':
         out += "\\\\";
-        break;
+        continue;
       case '\n':
         out += "\\n";
-        break;
+        continue;
       case '\t':
         out += "\\t";
-        break;
+        continue;
       case '\r':
         out += "\\r";
-        break;
+        continue;
       default:
-        if (c < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-          out += escaped;
-        } else {
-          out += static_cast<char>(c);
-        }
+        break;
+    }
+    if (!c.valid) {
+      // A reply must stay parsable whatever bytes a request or a device name carried (RFC 8259
+      // 8.1: JSON text is UTF-8): each ill-formed sequence becomes one U+FFFD.
+      out += "\xef\xbf\xbd";
+    } else if (c.code_point < 0x20 || (c.code_point >= 0x7f && c.code_point <= 0x9f)) {
+      // C0 controls must be escaped (RFC 8259 7); DEL and the C1 controls may not, but a
+      // terminal showing the reply would act on them.
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c.code_point));
+      out += escaped;
+    } else {
+      out += bytes;
     }
   }
   return out + "\"";

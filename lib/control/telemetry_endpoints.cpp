@@ -132,7 +132,8 @@ void TelemetryEndpoints::add_command(const std::string& path, const std::string&
       [&registry, line = std::move(command_line)](Output& out) { registry.execute(line, out); });
 }
 
-void TelemetryEndpoints::refresh() {
+TelemetryEndpoints::Snapshot TelemetryEndpoints::collect() const {
+  Snapshot snapshot;
   for (std::size_t i = 0; i < paths_.size(); ++i) {
     auto out = std::make_shared<Output>();
     try {
@@ -140,9 +141,15 @@ void TelemetryEndpoints::refresh() {
     } catch (const std::exception& error) {
       out->error(error.what());
     }
-    std::lock_guard lock(store().mutex);
-    store().published[paths_[i]] = std::move(out);
+    snapshot.emplace_back(paths_[i], std::move(out));
   }
+  return snapshot;
+}
+
+void TelemetryEndpoints::publish(Snapshot snapshot) {
+  std::lock_guard lock(store().mutex);
+  for (auto& [path, out] : snapshot)
+    store().published[path] = std::move(out);
 }
 
 }  // namespace braid::control

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,12 @@ class TelemetryEndpoints {
   void add_command(const std::string& path, const std::string& help,
                    const CommandRegistry& registry, std::string command_line);
 
-  void refresh();  // control thread
+  // What every endpoint shows now (on the protocol loop), and its publication for the telemetry
+  // thread (anywhere). refresh() does both.
+  using Snapshot = std::vector<std::pair<std::string, std::shared_ptr<const Output>>>;
+  Snapshot collect() const;
+  static void publish(Snapshot snapshot);
+  void refresh() { publish(collect()); }
   const std::vector<std::string>& paths() const { return paths_; }
 
  private:

@@ -9,19 +9,23 @@
 namespace braid::engine {
 
 enum class DropReason : std::size_t {
-  kTxFull,         // the egress queue took fewer packets than offered
-  kNoRoute,        // the receiving port has no egress (a queue polled with nothing to forward to)
-  kNoMember,       // a bond had no member able to send (all down, or fewer than min_links)
-  kNotCollecting,  // received on a bond member that is not collecting (LACP, active-backup)
-  kSlowPathFull,   // a Slow Protocols frame found the control thread's ring full
-  kFlowletHold,    // held for a bucket being moved: the hold was full, or the worker stopped
+  kTxFull,           // the egress queue took fewer packets than offered
+  kNoRoute,          // the receiving port has no egress (a queue polled with nothing to forward to)
+  kNoMember,         // a bond had no member able to send (all down, or fewer than min_links)
+  kNotCollecting,    // received on a bond member that is not collecting (LACP, active-backup)
+  kSlowPathFull,     // a Slow Protocols frame found the control thread's ring full
+  kFlowletHold,      // held for a bucket being moved: the hold was full, or the worker stopped
+  kSlowPoliced,      // a Slow Protocols frame over its member's rate limit (a flood of 0x8809)
+  kSlowUnsupported,  // a Slow Protocols frame of a subtype braid does not run (OAM, ESMC)
+  kStopped,          // received while forwarding is stopped (console `stop`)
   kCount,
 };
 
 inline constexpr std::size_t kDropReasonCount = static_cast<std::size_t>(DropReason::kCount);
 
 inline constexpr std::array<std::string_view, kDropReasonCount> kDropReasonNames = {
-    "tx_full", "no_route", "no_member", "not_collecting", "slow_path_full", "flowlet_hold",
+    "tx_full",      "no_route",     "no_member",        "not_collecting", "slow_path_full",
+    "flowlet_hold", "slow_policed", "slow_unsupported", "stopped",
 };
 
 constexpr std::string_view to_string(DropReason reason) {

@@ -16,6 +16,7 @@
 #include "congestion/sim_source.hpp"
 #include "engine/member_queue_depth.hpp"
 #include "engine/mempool_sizing.hpp"
+#include "engine/tx_pools.hpp"
 #include "linkemu/link_registry.hpp"
 #include "log/log_types.hpp"
 #include "sched/dpdk/ethdev_xstats.hpp"
@@ -25,8 +26,14 @@ namespace {
 
 constexpr std::uint32_t kVlanHeadroom = 2 * 4;  // QinQ
 constexpr std::uint32_t kFrameOverhead = RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + kVlanHeadroom;
-// LACPDUs and marker responses: a few per second per member, sent one at a time.
-constexpr std::uint32_t kControlPoolMbufs = 1023;
+// Control mbufs (LACPDUs, marker responses) beyond what the members' control TX queues can
+// hold: a few in flight per member, and spare.
+constexpr std::uint32_t kControlFramesInFlightPerMember = 16;
+constexpr std::uint32_t kControlPoolSpare = 256;
+// How long stop() retries goodbye LACPDUs the ports refuse, and then waits for the PMDs to put
+// them on the wire before the ports stop.
+constexpr std::uint64_t kGoodbyePatienceNs = 20'000'000;
+constexpr unsigned kGoodbyeSettleUs = 2000;
 
 std::atomic<unsigned> engine_instances{0};  // mempool names must be unique in the process
 
@@ -42,7 +49,8 @@ std::string enabled_lcores() {
 
 }  // namespace
 
-Engine::Engine(const config::Config& config) : config_(config) {
+Engine::Engine(const config::Config& config)
+    : config_(config), lag_(std::uint64_t{config.control.deadline_slack_ms} * 1'000'000) {
   try {
     build();
   } catch (...) {
@@ -63,16 +71,8 @@ void Engine::build() {
   }
   resolve_topology();
   create_mempools();
-  for (std::size_t i = 0; i < ports_.size(); ++i) {
-    const int socket = ports_[i]->socket();
-    rte_mempool* pool = mempools_.contains(socket) ? mempools_[socket] : mempools_.begin()->second;
-    ports_[i]->configure({.tx = queues_[i].tx_queues,
-                          .slow_rx_descriptors = static_cast<std::uint16_t>(
-                              queues_[i].slow_rx_queue ? kSlowRxDescriptors : 0)},
-                         pool);
-    for (const std::string& note : ports_[i]->notes())
-      notes_.push_back(note);
-  }
+  configure_ports();
+  create_control_pool();
   create_bonds();
   // Which RX queues the workers poll depends on whether each member's NIC took the rule that
   // steers Slow Protocols to its slow queue, which (mlx5) needs a started port: ports start
@@ -98,6 +98,70 @@ void Engine::build() {
 Engine::~Engine() {
   stop();
   release();
+}
+
+void Engine::configure_ports() {
+  const std::vector<bool> single_pool = single_pool_ports();
+  for (std::size_t i = 0; i < ports_.size(); ++i) {
+    const int socket = ports_[i]->socket();
+    rte_mempool* pool = mempools_.contains(socket) ? mempools_[socket] : mempools_.begin()->second;
+    ports_[i]->configure(
+        {.tx = queues_[i].tx_queues,
+         .slow_rx_descriptors =
+             static_cast<std::uint16_t>(queues_[i].slow_rx_queue ? kSlowRxDescriptors : 0),
+         .control_tx_descriptors =
+             static_cast<std::uint16_t>(queues_[i].control_tx_queue ? kControlTxDescriptors : 0),
+         .single_pool_tx = single_pool[i]},
+        pool);
+    for (const std::string& note : ports_[i]->notes())
+      notes_.push_back(note);
+  }
+}
+
+// The pools each port's TX queues can see (tx_pools.hpp), from the cross-connects and bonds.
+std::vector<bool> Engine::single_pool_ports() const {
+  std::vector<int> pool_of_port(ports_.size(), 0);
+  for (std::size_t p = 0; p < ports_.size(); ++p) {
+    const int socket = ports_[p]->socket();
+    pool_of_port[p] = mempools_.contains(socket) ? socket : mempools_.begin()->first;
+  }
+  std::vector<std::vector<std::size_t>> sources(ports_.size());
+  for (std::size_t p = 0; p < ports_.size(); ++p) {
+    if (const Membership& member = membership_[p]; member.bond != SIZE_MAX) {
+      sources[p].push_back(peer_of_bond_[member.bond]);
+    } else if (peer_of_port_[p].kind == Endpoint::Kind::kPort) {
+      sources[p].push_back(peer_of_port_[p].index);
+    } else if (peer_of_port_[p].kind == Endpoint::Kind::kBond) {
+      for (std::size_t q = 0; q < ports_.size(); ++q) {
+        if (membership_[q].bond == peer_of_port_[p].index) sources[p].push_back(q);
+      }
+    }
+  }
+  return single_pool_tx(pool_of_port, sources);
+}
+
+// Sized from the members' control TX queues: a PMD that frees a sent mbuf only when its
+// descriptor slot is reused holds a whole queue's worth, forever if nothing else is sent.
+void Engine::create_control_pool() {
+  std::uint32_t mbufs = kControlPoolSpare;
+  for (const auto& port : ports_) {
+    if (port->control_tx_descriptors() == 0) continue;
+    mbufs += port->control_tx_descriptors() + kControlFramesInFlightPerMember;
+  }
+  const std::string name = "braid" + std::to_string(instance_) + "_ctl";
+  control_pool_ = rte_pktmbuf_pool_create(name.c_str(), mbufs, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+                                          static_cast<int>(rte_socket_id()));
+  if (control_pool_ == nullptr) {
+    control_pool_ = rte_pktmbuf_pool_create(name.c_str(), mbufs, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+                                            SOCKET_ID_ANY);
+  }
+  if (control_pool_ == nullptr) {
+    throw EngineError("engine: cannot create mempool " + name + " of " + std::to_string(mbufs) +
+                      " mbufs: " + std::strerror(rte_errno));
+  }
+  notes_.push_back("mempool " + name + ": " + std::to_string(mbufs) +
+                   " mbufs for LACPDUs and marker responses (the members' control TX queues " +
+                   "and " + std::to_string(kControlFramesInFlightPerMember) + " per member)");
 }
 
 void Engine::release() {
@@ -188,7 +252,7 @@ void Engine::create_mempools() {
     d.burst = config_.workers.burst;
     max_mtu[socket] = std::max<std::uint32_t>(max_mtu[socket], port.mtu);
   }
-  const unsigned instance = engine_instances.fetch_add(1);
+  const unsigned instance = instance_ = engine_instances.fetch_add(1);
   for (const auto& [socket, d] : demand) {
     const std::string name = "braid" + std::to_string(instance) + "_s" + std::to_string(socket);
     const std::uint32_t data_room = std::max<std::uint32_t>(
@@ -196,6 +260,17 @@ void Engine::create_mempools() {
     const std::uint32_t count = mbufs_needed(d);
     rte_mempool* pool = rte_pktmbuf_pool_create(name.c_str(), count, kMempoolCacheSize, 0,
                                                 static_cast<std::uint16_t>(data_room), socket);
+    if (pool == nullptr && socket != main_socket) {
+      // EAL has no memory on that socket (--no-huge gives it only to the first, or --socket-mem
+      // left it out): a pool of its own elsewhere, remote memory for those ports.
+      pool = rte_pktmbuf_pool_create(name.c_str(), count, kMempoolCacheSize, 0,
+                                     static_cast<std::uint16_t>(data_room), SOCKET_ID_ANY);
+      if (pool != nullptr) {
+        notes_.push_back("mempool " + name + ": no memory on socket " + std::to_string(socket) +
+                         ", placed on socket " + std::to_string(pool->socket_id) +
+                         " (remote for its ports: give EAL memory on every socket with ports)");
+      }
+    }
     if (pool == nullptr) {
       throw EngineError("engine: cannot create mempool " + name + " of " + std::to_string(count) +
                         " mbufs on socket " + std::to_string(socket) + ": " +
@@ -204,13 +279,6 @@ void Engine::create_mempools() {
     mempools_[socket] = pool;
     notes_.push_back("mempool " + name + ": " + std::to_string(count) + " mbufs of " +
                      std::to_string(data_room) + " bytes on socket " + std::to_string(socket));
-  }
-  const std::string control_name = "braid" + std::to_string(instance) + "_ctl";
-  control_pool_ = rte_pktmbuf_pool_create(control_name.c_str(), kControlPoolMbufs, 0, 0,
-                                          RTE_MBUF_DEFAULT_BUF_SIZE, main_socket);
-  if (control_pool_ == nullptr) {
-    throw EngineError("engine: cannot create mempool " + control_name + ": " +
-                      std::strerror(rte_errno));
   }
   const auto workers = static_cast<std::uint32_t>(config_.workers.lcores.size());
   const std::size_t qsbr_size = rte_rcu_qsbr_get_memsize(workers);
@@ -286,12 +354,18 @@ void Engine::create_bonds() {
       control_queue = std::min(control_queue, queues_[p].control_tx_queue_index());
     }
     // Every member has the same count of worker queues, so the control queue index is shared.
-    bonds_.push_back(
-        std::make_unique<bond::Bond>(bond_config, members, control_queue, control_pool_, qsbr_));
+    const bond::BondContext context{.control_tx_queue = control_queue,
+                                    .control_pool = control_pool_,
+                                    .qsbr = qsbr_,
+                                    .kernel_links = &kernel_links_,
+                                    .waker = &waker_,
+                                    .lag = &lag_};
+    bonds_.push_back(std::make_unique<bond::Bond>(bond_config, members, context));
     bonds_.back()->prepare_members();
     schedulers_.push_back(std::make_unique<sched::BondScheduler>(
         *bonds_.back(), sched::settings_from_config(bond_config.scheduler, members.size()),
         make_congestion_source(bond_config, members)));
+    schedulers_.back()->set_lag(&lag_);
   }
 }
 
@@ -305,6 +379,7 @@ void Engine::build_workers(const Placement& placement) {
     worker->burst = config_.workers.burst;
     worker->drain_cycles = std::max<std::uint64_t>(drain_cycles, 1);
     worker->running = &running_;
+    worker->forwarding = &forwarding_;
     worker->qsbr = qsbr_;
     rte_rcu_qsbr_thread_register(qsbr_, worker->index);
     std::vector<TxBuffer*> buffer_of_port(ports_.size(), nullptr);
@@ -409,6 +484,7 @@ void Engine::start() {
       scheduler->start(now);
     control_started_ = true;
   }
+  forwarding_.store(true, std::memory_order_release);
   running_.store(true, std::memory_order_release);
   for (const auto& worker : workers_) {
     if (const int rc = rte_eal_remote_launch(worker_main, worker.get(), worker->lcore); rc != 0) {
@@ -421,15 +497,39 @@ void Engine::start() {
 }
 
 void Engine::pause() {
-  if (!running()) return;
-  running_.store(false, std::memory_order_release);
-  for (const auto& worker : workers_)
-    rte_eal_wait_lcore(worker->lcore);
+  if (!running() || !forwarding_.load()) return;
+  forwarding_.store(false, std::memory_order_release);
+  // A worker acknowledges at the top of its next loop, after it drained what it was sending.
+  const std::uint64_t deadline = monotonic_ns() + 1'000'000'000;
+  for (const auto& worker : workers_) {
+    while (worker->forwarding_seen.load(std::memory_order_acquire) && monotonic_ns() < deadline)
+      rte_pause();
+  }
+}
+
+void Engine::resume() {
+  if (!running()) {
+    start();
+    return;
+  }
+  forwarding_.store(true, std::memory_order_release);
 }
 
 void Engine::stop() {
-  pause();
+  if (running()) {
+    running_.store(false, std::memory_order_release);
+    for (const auto& worker : workers_)
+      rte_eal_wait_lcore(worker->lcore);
+  }
   if (ports_started_) {
+    if (control_started_) {
+      std::size_t goodbyes = 0;
+      for (const auto& bond : bonds_)
+        goodbyes += bond->leave_service(monotonic_ns(), kGoodbyePatienceNs);
+      // The PMDs put the goodbyes on the wire asynchronously: give them that before the ports
+      // stop (a stop may drop what is still queued).
+      if (goodbyes != 0) rte_delay_us_sleep(kGoodbyeSettleUs);
+    }
     for (const auto& port : ports_)
       port->stop();
     ports_started_ = false;
@@ -440,6 +540,10 @@ void Engine::stop() {
 std::uint64_t Engine::poll_control(std::uint64_t now_ns) {
   std::uint64_t next = UINT64_MAX;
   if (!control_started_) return next;
+  if (kernel_links_.poll()) {
+    for (const auto& bond : bonds_)
+      bond->notify_link_event();
+  }
   for (const auto& bond : bonds_)
     next = std::min(next, bond->poll(now_ns));
   for (const auto& scheduler : schedulers_)

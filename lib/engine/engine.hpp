@@ -15,12 +15,15 @@
 #include <vector>
 
 #include "bond/dpdk/bond.hpp"
+#include "common/deadline_lag.hpp"
+#include "common/waker.hpp"
 #include "config/config.hpp"
 #include "engine/counters.hpp"
 #include "engine/placement.hpp"
 #include "engine/port_queues.hpp"
 #include "engine/worker.hpp"
 #include "port/ethdev_port.hpp"
+#include "port/kernel_links.hpp"
 #include "sched/dpdk/bond_scheduler.hpp"
 
 namespace braid::engine {
@@ -38,18 +41,29 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   // start(): start the bonds' control work (first time) and launch the workers. stop(): stop
-  // the workers (they drain their TX buffers first) and the ports; a start() after it starts
-  // them again. pause()/resume() stop and relaunch only the
-  // workers, for the console's stop/start: links stay up and LACP keeps running.
+  // the workers (they drain their TX buffers first), say goodbye to every LACP partner (an
+  // out-of-sync LACPDU on each member, so partners stop sending to links that stay up), and stop
+  // the ports; a start() after it starts them again.
   void start();
   void stop();
+  // The console's stop/start: workers keep polling, so LACP keeps every frame it needs on every
+  // slow path, but forward nothing (data is dropped and counted as `stopped`); pause() returns
+  // once every worker has stopped forwarding.
   void pause();
-  void resume() { start(); }
+  void resume();
   bool running() const { return running_.load(std::memory_order_relaxed); }
+  bool forwarding() const { return running() && forwarding_.load(std::memory_order_relaxed); }
 
-  // The control thread's periodic work for the bonds (links, LACP, tables). Returns when it next
-  // has work (monotonic ns).
+  // The protocol loop's work for the bonds (kernel link events, links, LACP, tables, scheduler
+  // periods). Returns when it next has work (monotonic ns).
   std::uint64_t poll_control(std::uint64_t now_ns);
+  // What wakes the protocol loop besides its deadlines: link interrupts (waker) and kernel link
+  // notifications (kernel_links().fd()).
+  const Waker& waker() const { return waker_; }
+  drivers::KernelLinks& kernel_links() { return kernel_links_; }
+  // The lateness of protocol deadlines (bonds and schedulers record into it).
+  DeadlineLag& lag() { return lag_; }
+  const DeadlineLag& lag() const { return lag_; }
 
   CounterTotals totals() const;
   NicCounters nic_counters(std::size_t port_index) const;
@@ -84,6 +98,9 @@ class Engine {
   void check_worker_lcores() const;
   void resolve_topology();
   void create_mempools();
+  void configure_ports();
+  std::vector<bool> single_pool_ports() const;
+  void create_control_pool();
   void create_bonds();
   void build_workers(const Placement& placement);
   void build_routes(Worker& worker, const std::vector<RxQueueRef>& queues,
@@ -104,7 +121,12 @@ class Engine {
   std::vector<std::size_t> peer_of_bond_;                         // by bond index: a port index
   std::vector<Membership> membership_;                            // by port index
   std::vector<PortQueues> queues_;                                // by port index
+  Waker waker_;
+  drivers::KernelLinks kernel_links_;
+  DeadlineLag lag_;
   std::atomic<bool> running_{false};
+  std::atomic<bool> forwarding_{true};
+  unsigned instance_ = 0;  // names this engine's mempools
   bool ports_started_ = false;
   bool control_started_ = false;  // bonds and schedulers started
   std::string placement_report_;

@@ -110,7 +110,7 @@ void show_port_info(EngineView& view, const Args& args, Output& out) {
 
 void show_workers(EngineView& view, Output& out) {
   const Engine& engine = view.engine();
-  out.value("forwarding", engine.running() ? "started" : "stopped");
+  out.value("forwarding", engine.forwarding() ? "started" : "stopped");
   control::Table& table =
       out.table("workers", {"lcore", "socket", "queues", "rx_pps", "tx_pps", "busy", "loops"});
   for (std::size_t w = 0; w < engine.workers().size(); ++w) {
@@ -149,14 +149,12 @@ void show_drops(EngineView& view, Output& out) {
 void register_engine_commands(control::ControlPlane& control, Engine& engine) {
   auto view = std::make_shared<EngineView>(engine);
   control::CommandRegistry& commands = control.commands();
+  // Names never change: the console completes them on the management thread.
+  std::vector<std::string> port_names;
+  for (std::size_t i = 0; i < engine.port_count(); ++i)
+    port_names.push_back(engine.port(i).name());
   commands.define_param("port", {.help = "a configured port name",
-                                 .values =
-                                     [&engine] {
-                                       std::vector<std::string> names;
-                                       for (std::size_t i = 0; i < engine.port_count(); ++i)
-                                         names.push_back(engine.port(i).name());
-                                       return names;
-                                     },
+                                 .values = [port_names] { return port_names; },
                                  .strict = true});
   commands.add("show port [stats|xstats|info] [<port>]",
                "per-port counters and rates (default), the PMD's extended stats, or device info",
@@ -179,18 +177,20 @@ void register_engine_commands(control::ControlPlane& control, Engine& engine) {
                  view->clear();
                  out.line("statistics cleared");
                });
-  commands.add("start", "start forwarding (workers poll again; ports stayed up)",
+  commands.add("start", "start forwarding again (ports, links and LACP stayed up)",
                [&engine](const Args&, Output& out) {
-                 if (engine.running()) {
+                 if (engine.forwarding()) {
                    out.line("forwarding is already started");
                    return;
                  }
                  engine.resume();
                  out.line("forwarding started");
                });
-  commands.add("stop", "stop forwarding: workers drain and park, links and LACP stay up",
+  commands.add("stop",
+               "stop forwarding: workers drain, then drop data (counted `stopped`); links and "
+               "LACP stay up",
                [&engine](const Args&, Output& out) {
-                 if (!engine.running()) {
+                 if (!engine.forwarding()) {
                    out.line("forwarding is already stopped");
                    return;
                  }

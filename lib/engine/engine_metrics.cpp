@@ -48,7 +48,7 @@ void register_engine_metrics(control::MetricsRegistry& metrics, std::shared_ptr<
     }
     w.family("braid_forwarding", "1 while workers forward (the console's start/stop)",
              MetricType::kGauge);
-    w.sample({}, std::uint64_t{engine.running() ? 1u : 0u});
+    w.sample({}, std::uint64_t{engine.forwarding() ? 1u : 0u});
   });
 }
 

@@ -26,11 +26,13 @@ sched::QueueDepthFn member_queue_depth(std::vector<const TxQueueProbe*> probes,
     std::uint32_t packets = 0;
     bool descriptors = false;
     std::uint64_t oldest_tsc = now_tsc;
+    std::uint64_t oldest_generation = sched::kAckedAll;
     for (const TxQueueProbe* probe : probes) {
       const TxQueueProbe::Reading reading = probe->reading(member);
       packets += reading.packets;
       descriptors |= reading.descriptors;
       oldest_tsc = std::min(oldest_tsc, reading.measured_tsc);
+      oldest_generation = std::min(oldest_generation, reading.generation);
     }
     // On the control thread's clock, a little early: the two clocks are read a moment apart.
     const auto age_ns =
@@ -38,6 +40,7 @@ sched::QueueDepthFn member_queue_depth(std::vector<const TxQueueProbe*> probes,
         kClockReadSlackNs;
     sched::MemberQueue queue;
     queue.counted_ns = oldest_tsc != 0 && age_ns < now_ns ? now_ns - age_ns : 0;
+    queue.acked_generation = oldest_generation;
     if (descriptors) {
       queue.packets = packets;
     } else if (member < ports.size()) {

@@ -13,6 +13,10 @@ namespace braid::engine {
 // (802.1AX 6.4.4: at most 3 LACPDUs per fast periodic interval); a short ring is plenty and
 // keeps the mbufs it pins few.
 inline constexpr std::uint16_t kSlowRxDescriptors = 128;
+// A member's control TX queue carries a few LACPDUs and marker responses per second; a short
+// ring bounds how many control mbufs a PMD that frees on slot reuse (i40e, ixgbe, ice) can hold,
+// which the control pool must cover (engine.cpp).
+inline constexpr std::uint16_t kControlTxDescriptors = 64;
 
 struct PortQueues {
   std::uint16_t data_rx_queues = 1;  // polled by workers; RSS spreads data over these only

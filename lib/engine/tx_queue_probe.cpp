@@ -40,10 +40,12 @@ TxQueueProbe::TxQueueProbe(bond::BondEgress* egress, std::vector<MemberQueue> me
       methods_(members_.size(), Method::kUntried),
       published_(new std::atomic<std::uint64_t>[members_.size()]),
       measured_tsc_(new std::atomic<std::uint64_t>[members_.size()]),
+      generation_(new std::atomic<std::uint64_t>[members_.size()]),
       interval_cycles_(interval_cycles) {
   for (std::size_t m = 0; m < members_.size(); ++m) {
     published_[m].store(0, std::memory_order_relaxed);
     measured_tsc_[m].store(0, std::memory_order_relaxed);
+    generation_[m].store(0, std::memory_order_relaxed);
   }
 }
 
@@ -51,6 +53,7 @@ void TxQueueProbe::measure(std::uint64_t now_tsc, WorkerCounters& counters) {
   // A table published before this tick is seen before it is measured: the measurement's time
   // then also says this worker sends nothing more the way older tables said.
   if (egress_ != nullptr) egress_->refresh(counters);
+  const std::uint64_t generation = egress_ != nullptr ? egress_->seen_generation() : 0;
   const bool descriptors_due = now_tsc >= next_descriptors_tsc_;
   if (descriptors_due) next_descriptors_tsc_ = now_tsc + interval_cycles_;
   for (std::size_t m = 0; m < members_.size(); ++m) {
@@ -78,6 +81,7 @@ void TxQueueProbe::measure(std::uint64_t now_tsc, WorkerCounters& counters) {
       }
     }
     published_[m].store(pack(reading), std::memory_order_relaxed);
+    generation_[m].store(generation, std::memory_order_relaxed);
     measured_tsc_[m].store(now_tsc, std::memory_order_release);
   }
 }
@@ -88,6 +92,7 @@ TxQueueProbe::Reading TxQueueProbe::reading(std::size_t member) const {
   const std::uint64_t measured = measured_tsc_[member].load(std::memory_order_acquire);
   Reading reading = unpack(published_[member].load(std::memory_order_relaxed));
   reading.measured_tsc = measured;
+  reading.generation = generation_[member].load(std::memory_order_relaxed);
   return reading;
 }
 

@@ -40,6 +40,9 @@ class TxQueueProbe {
     std::uint32_t packets = 0;       // buffered, plus descriptors in use when `descriptors`
     bool descriptors = false;        // the NIC's queue could be read
     std::uint64_t measured_tsc = 0;  // the tick it describes; 0: none yet
+    // The bond table generation this worker distributed on when it measured: every packet it
+    // sent under older tables is in `packets` or gone (held moves release on generations).
+    std::uint64_t generation = 0;
   };
 
   // `egress`: this worker's side of the bond; members in bond order; `interval_cycles`: TSC
@@ -60,6 +63,7 @@ class TxQueueProbe {
   std::vector<Method> methods_;
   std::unique_ptr<std::atomic<std::uint64_t>[]> published_;  // packets and `descriptors`, packed
   std::unique_ptr<std::atomic<std::uint64_t>[]> measured_tsc_;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> generation_;
   std::uint64_t interval_cycles_;
   std::uint64_t next_descriptors_tsc_ = 0;
 };

@@ -14,13 +14,35 @@ void Worker::run() {
   std::uint64_t last_drain = rte_rdtsc();
   std::uint64_t last_pending = 0;
   rte_rcu_qsbr_thread_online(qsbr, index);
+  bool was_forwarding = true;
+  forwarding_seen.store(true, std::memory_order_release);
   while (running->load(std::memory_order_relaxed)) {
+    const bool forward = forwarding == nullptr || forwarding->load(std::memory_order_acquire);
+    if (forward != was_forwarding) {
+      if (!forward) {
+        // Stopping: what waits to leave leaves now; nothing is sent after the acknowledgement.
+        drain();
+        for (const auto& egress : bond_egress)
+          egress->drop_held(counters);
+      }
+      was_forwarding = forward;
+      forwarding_seen.store(forward, std::memory_order_release);
+    }
     std::uint64_t received = 0;
     for (const RxRoute& route : routes) {
       const std::uint16_t n = rte_eth_rx_burst(route.port, route.queue, packets.data(), burst);
       if (n == 0) continue;
       received += n;
       counters.rx_packets[route.port].add(n);
+      if (!forward) {
+        if (route.kind == RouteKind::kFromMember) {
+          route.bond_ingress->receive(packets.data(), n, counters, false);
+        } else {
+          counters.drops[static_cast<std::size_t>(DropReason::kStopped)].add(n);
+          rte_pktmbuf_free_bulk(packets.data(), n);
+        }
+        continue;
+      }
       switch (route.kind) {
         case RouteKind::kToPort:
           route.egress->add(packets.data(), n);

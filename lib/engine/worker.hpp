@@ -48,6 +48,10 @@ struct Worker {
   std::vector<std::unique_ptr<TxQueueProbe>> tx_probes;  // one per bond: its members' queues
   WorkerCounters counters;
   const std::atomic<bool>* running = nullptr;
+  // False (console `stop`): keep polling, hand Slow Protocols frames to LACP, drop the rest as
+  // `stopped`. The worker acknowledges in forwarding_seen once it has stopped sending.
+  const std::atomic<bool>* forwarding = nullptr;
+  std::atomic<bool> forwarding_seen{true};
   rte_rcu_qsbr* qsbr = nullptr;
 
   // Sends every partial burst now.

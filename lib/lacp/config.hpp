@@ -39,10 +39,13 @@ struct PortConfig {
   LacpTimeout timeout = LacpTimeout::kShort;
   bool aggregatable = true;  // false: the port is Individual (Aggregation bit 0)
   std::uint64_t aggregate_wait_ns = kAggregateWaitTime;
-  // With fallback, a port whose partner never answers (DEFAULTED) is used as an Individual link
-  // (the bond then runs active-backup over such ports) instead of carrying no traffic. It is
-  // expressed as the Partner_Admin_Port_State the port assumes when defaulted (6.4.7).
-  bool fallback = true;
+  // With fallback, a port whose partner never speaks LACP (DEFAULTED) is used as an Individual
+  // link (the bond then runs active-backup over such ports) instead of carrying no traffic. It
+  // engages only while nothing suggests a LACP partner or a dead link: no LACPDU of any kind
+  // (valid, rejected, or our own looped back) for kLongTimeoutTime, and frames from the far end
+  // within kFallbackNeighbourWindow (LacpSystem::on_neighbour_frames). Off by default, as in
+  // Open vSwitch (lacp-fallback-ab) and on switches (doc/lacp.md, "Fallback").
+  bool fallback = false;
   MuxMode mux_mode = MuxMode::kCoupled;
 };
 

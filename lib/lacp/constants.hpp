@@ -26,6 +26,14 @@ inline constexpr unsigned kMaxTxPerFastPeriodic = 3;
 // Marker Responder so that a flood of Marker Information PDUs cannot turn into a flood of replies.
 inline constexpr unsigned kMaxMarkerResponsesPerSecond = 10;
 
+// braid's own timing (not in the standard).
+// A LACPDU the port could not send (TX queue full, no mbuf) is tried again after this long; NTT
+// stays set meanwhile (transmit_machine.cpp).
+inline constexpr std::uint64_t kTxRetryTime = 10'000'000;  // 10 ms
+// Fallback (config.hpp) needs proof that something lives at the far end and does not speak
+// LACP: frames received within this window, and no LACPDU of any kind for kLongTimeoutTime.
+inline constexpr std::uint64_t kFallbackNeighbourWindow = 3 * kNsPerSecond;
+
 // 6.2.11 / 802.3 Annex 57A: Slow Protocols destination address and Ethertype.
 inline constexpr MacAddress kSlowProtocolsAddress{0x01, 0x80, 0xC2, 0x00, 0x00, 0x02};
 inline constexpr std::uint16_t kSlowProtocolsEthertype = 0x8809;

@@ -18,6 +18,8 @@ const char* to_string(Machine machine) {
       return "actor_churn";
     case Machine::kPartnerChurn:
       return "partner_churn";
+    case Machine::kFallback:
+      return "fallback";
     case Machine::kSystem:
       return "system";
   }

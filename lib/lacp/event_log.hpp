@@ -16,6 +16,7 @@ enum class Machine : std::uint8_t {
   kMux,
   kActorChurn,
   kPartnerChurn,
+  kFallback,  // fallback allowed / engaged / blocked (config.hpp)
   kSystem,
 };
 const char* to_string(Machine machine);

@@ -64,8 +64,22 @@ void LacpSystem::on_link(std::size_t index, bool up, std::uint32_t speed_mbps, b
   run(now_ns);
 }
 
+namespace {
+
+// A Slow Protocols frame of subtype LACP, however malformed: what fallback must not ignore.
+bool looks_like_lacpdu(ByteSpan frame) {
+  if (frame.size() <= kEthernetHeaderLen + kPduSubtypeOffset) return false;
+  const unsigned ethertype = (unsigned{frame[12]} << 8) | frame[13];
+  return ethertype == kSlowProtocolsEthertype &&
+         frame[kEthernetHeaderLen + kPduSubtypeOffset] == kLacpSubtype;
+}
+
+}  // namespace
+
 void LacpSystem::on_frame(std::size_t index, ByteSpan frame, std::uint64_t now_ns) {
   Port& port = ports_.at(index);
+  port.neighbour_seen_ns = now_ns;
+  if (looks_like_lacpdu(frame)) port.lacpdu_heard_ns = now_ns;
   const DecodedFrame decoded = decode_slow_frame(frame);
   DecodeError error = decoded.error;
   if (decoded.kind == FrameKind::kLacpdu && decoded.lacpdu.actor.system == system_.system_mac) {
@@ -74,6 +88,7 @@ void LacpSystem::on_frame(std::size_t index, ByteSpan frame, std::uint64_t now_n
   if (error != DecodeError::kNone) {
     ++port.counters.bad_pdu[static_cast<std::size_t>(error)];
     ++port.counters.bad_pdu_total;
+    run(now_ns);  // a LACPDU of any kind blocks fallback at once
     return;
   }
   if (decoded.kind == FrameKind::kMarker) {
@@ -119,12 +134,48 @@ void LacpSystem::handle_marker(std::size_t index, const MarkerPdu& marker, std::
     return;
   }
   ++port.marker_responses_in_window;
-  ++port.counters.marker_response_tx;
-  send(index, encode_marker(port.config.port_mac, marker_response_for(marker)));
+  if (send(index, encode_marker(port.config.port_mac, marker_response_for(marker)))) {
+    ++port.counters.marker_response_tx;
+  } else {
+    ++port.counters.marker_response_tx_failed;
+  }
 }
 
 void LacpSystem::tick(std::uint64_t now_ns) {
   run(now_ns);
+}
+
+void LacpSystem::on_neighbour_frames(std::size_t index, std::uint64_t now_ns) {
+  Port& port = ports_.at(index);
+  port.neighbour_seen_ns = now_ns;
+  if (port.config.fallback) run(now_ns);
+}
+
+std::optional<SlowFrame> LacpSystem::goodbye_frame(std::size_t index) const {
+  const Port& port = ports_.at(index);
+  constexpr std::uint8_t kInService =
+      state_bit::kSynchronization | state_bit::kCollecting | state_bit::kDistributing;
+  if (!port.lacp_enabled || (port.actor.state & kInService) == 0) return std::nullopt;
+  // What a port sends once it has let go of its partner (recordDefault, 6.4.9): out of sync,
+  // Defaulted, and a null partner. A partner that follows 802.1AX leaves Collecting and
+  // Distributing on our Synchronization bit alone; DPDK's net_bonding ignores that bit and
+  // declares us in sync whenever the PDU's partner fields echo its own actor, so those must not.
+  Lacpdu pdu;
+  pdu.actor = port.actor;
+  pdu.actor.state =
+      static_cast<std::uint8_t>((pdu.actor.state & ~kInService) | state_bit::kDefaulted);
+  pdu.partner = PortInfo{};
+  pdu.partner.state = state_bit::kTimeout;
+  pdu.collector_max_delay = system_.collector_max_delay;
+  return encode_lacpdu(port.config.port_mac, pdu);
+}
+
+void LacpSystem::goodbye_sent(std::size_t index, std::uint64_t now_ns) {
+  Port& port = ports_.at(index);
+  ++port.counters.goodbye_tx;
+  // It counts against the 3-per-second limit like any LACPDU (6.4.16).
+  port.tx_times_ns[port.tx_count % kMaxTxPerFastPeriodic] = now_ns;
+  ++port.tx_count;
 }
 
 void LacpSystem::set_timeout(std::size_t index, LacpTimeout timeout, std::uint64_t now_ns) {
@@ -155,14 +206,35 @@ void LacpSystem::admin_changed(Port& port, bool key_may_change) {
   }
 }
 
-void LacpSystem::send(std::size_t index, const SlowFrame& frame) {
-  if (tx_) tx_(index, ByteSpan(frame));
+bool LacpSystem::send(std::size_t index, const SlowFrame& frame) {
+  return tx_ ? tx_(index, ByteSpan(frame)) : true;
+}
+
+// Fallback follows its evidence in both directions: a LACPDU, or a far end gone quiet, takes a
+// port that fell back out of service at once.
+void LacpSystem::update_fallback(Port& port, const MachineContext& context) {
+  if (!port.config.fallback) return;
+  const FallbackState block = port.fallback_block(context.now_ns);
+  const bool allowed = block == FallbackState::kArmed;
+  if (allowed != has_bit(port.partner_admin.state, state_bit::kSynchronization)) {
+    port.set_fallback_partner(allowed);
+    // A defaulted port's partner is the admin partner (recordDefault, 6.4.9).
+    if (port.rx_state == RxState::kDefaulted) port.partner = port.partner_admin;
+  }
+  const FallbackState now =
+      allowed && port.rx_state == RxState::kDefaulted ? FallbackState::kEngaged : block;
+  if (now != port.fallback) {
+    context.transition(port, Machine::kFallback, to_string(port.fallback), to_string(now));
+    port.fallback = now;
+  }
 }
 
 void LacpSystem::run(std::uint64_t now_ns) {
   last_now_ns_ = now_ns;
   const MachineContext context{now_ns, log_};
   for (int pass = 0; pass < kMaxPasses; ++pass) {
+    for (Port& port : ports_)
+      update_fallback(port, context);
     bool moved = false;
     for (Port& port : ports_)
       moved = receive_step(port, context) || moved;
@@ -179,7 +251,7 @@ void LacpSystem::run(std::uint64_t now_ns) {
   for (std::size_t index = 0; index < ports_.size(); ++index) {
     Port& port = ports_[index];
     if (auto pdu = transmit_step(port, system_.collector_max_delay, context)) {
-      send(index, encode_lacpdu(port.config.port_mac, *pdu));
+      transmit_done(port, send(index, encode_lacpdu(port.config.port_mac, *pdu)), context);
     }
   }
   bool changed = false;
@@ -213,6 +285,34 @@ std::uint64_t LacpSystem::next_deadline_ns() const {
     }
     const std::uint64_t tx = transmit_deadline(port);
     if (tx != kNever && tx > last_now_ns_) deadline = std::min(deadline, tx);
+    // When fallback's evidence runs out: the LACPDU heard ages past the long timeout, or the far
+    // end's frames past the neighbour window.
+    if (port.config.fallback) {
+      if (port.lacpdu_heard_ns != 0 && port.lacpdu_heard_ns + kLongTimeoutTime > last_now_ns_)
+        deadline = std::min(deadline, port.lacpdu_heard_ns + kLongTimeoutTime);
+      if (port.neighbour_seen_ns != 0 &&
+          port.neighbour_seen_ns + kFallbackNeighbourWindow > last_now_ns_)
+        deadline = std::min(deadline, port.neighbour_seen_ns + kFallbackNeighbourWindow);
+    }
+  }
+  return deadline;
+}
+
+std::uint64_t LacpSystem::next_periodic_ns() const {
+  std::uint64_t deadline = kNever;
+  for (const Port& port : ports_) {
+    if (port.periodic_state != PeriodicState::kNoPeriodic && port.periodic_timer.running())
+      deadline = std::min(deadline, port.periodic_timer.deadline_ns);
+  }
+  return deadline;
+}
+
+std::uint64_t LacpSystem::next_expiry_ns() const {
+  std::uint64_t deadline = kNever;
+  for (const Port& port : ports_) {
+    if ((port.rx_state == RxState::kExpired || port.rx_state == RxState::kCurrent) &&
+        port.current_while_timer.running())
+      deadline = std::min(deadline, port.current_while_timer.deadline_ns);
   }
   return deadline;
 }
@@ -245,6 +345,8 @@ SystemSnapshot LacpSystem::snapshot() const {
     snap.distributing = port.distributing;
     snap.actor_churn = port.actor_churn;
     snap.partner_churn = port.partner_churn;
+    snap.fallback = to_string(port.fallback);
+    snap.lacpdu_heard_ns = port.lacpdu_heard_ns;
     snap.counters = port.counters;
     out.ports.push_back(snap);
   }

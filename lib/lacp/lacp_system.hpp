@@ -8,9 +8,10 @@
 //   tick()      from the control thread's timer, every 10-100 ms (or at next_deadline_ns());
 //   set_*()     for admin changes at run time.
 // Frames to send come out synchronously through the TxFunction given at construction, called
-// from inside those calls (never re-enter the LacpSystem from it). After each call the bond
-// reads collecting()/distributing() per port; generation() changes whenever any of those flags
-// changed, so the bond republishes its distribution table only then.
+// from inside those calls (never re-enter the LacpSystem from it); it returns whether the port
+// took the frame, and a LACPDU that was not taken is sent again (NTT stays set). After each call
+// the bond reads collecting()/distributing() per port; generation() changes whenever any of
+// those flags changed, so the bond republishes its distribution table only then.
 #pragma once
 
 #include <cstddef>
@@ -33,7 +34,8 @@ namespace braid::lacp {
 class LacpSystem {
  public:
   // `port` is the index into the PortConfig vector (0-based), not the LACP port number.
-  using TxFunction = std::function<void(std::size_t port, ByteSpan frame)>;
+  // True when the port took the frame.
+  using TxFunction = std::function<bool(std::size_t port, ByteSpan frame)>;
 
   // Throws std::invalid_argument if a port number is 0 or repeated, or the system MAC is zero.
   LacpSystem(const SystemConfig& system, const std::vector<PortConfig>& ports, TxFunction tx,
@@ -46,6 +48,19 @@ class LacpSystem {
   // Any frame the bond classified as Slow Protocols; invalid ones are counted and dropped.
   void on_frame(std::size_t port, ByteSpan frame, std::uint64_t now_ns);
   void tick(std::uint64_t now_ns);
+  // Frames of any kind arrived on the port (the bond reads the port's receive counter): proof
+  // that something lives at the far end, which fallback needs (config.hpp).
+  void on_neighbour_frames(std::size_t port, std::uint64_t now_ns);
+
+  // The LACPDU to send as a port leaves service while its link stays up (admin down, braid
+  // stopping: mlx5 and veth links stay up): the actor's Synchronization, Collecting and
+  // Distributing cleared and a null partner (as a port sends that has let go of its partner), so
+  // the partner stops sending to the port within one round trip instead of at its own timeout
+  // (up to 90 s). nullopt when the partner
+  // cannot believe we are in sync (our last actor state said neither of those bits). The bond
+  // sends it before it disables the port, and reports goodbye_sent().
+  std::optional<SlowFrame> goodbye_frame(std::size_t port) const;
+  void goodbye_sent(std::size_t port, std::uint64_t now_ns);
 
   void set_timeout(std::size_t port, LacpTimeout timeout, std::uint64_t now_ns);
   void set_activity(std::size_t port, LacpActivity activity, std::uint64_t now_ns);
@@ -57,6 +72,11 @@ class LacpSystem {
   std::uint64_t generation() const { return generation_; }
   // Earliest time at which a timer runs out (kNever if none); tick() then.
   std::uint64_t next_deadline_ns() const;
+  // The earliest periodic transmission and current_while expiry of any port (kNever if none),
+  // for the protocol loop's lateness measurement.
+  std::uint64_t next_periodic_ns() const;
+  std::uint64_t next_expiry_ns() const;
+  FallbackState fallback(std::size_t port) const { return ports_.at(port).fallback; }
 
   const PortCounters& counters(std::size_t port) const { return ports_.at(port).counters; }
   const EventLog& event_log() const { return log_; }
@@ -70,7 +90,8 @@ class LacpSystem {
   void handle_lacpdu(std::size_t index, const Lacpdu& pdu, const MachineContext& context);
   void handle_marker(std::size_t index, const MarkerPdu& marker, std::uint64_t now_ns);
   void admin_changed(Port& port, bool key_may_change);
-  void send(std::size_t index, const SlowFrame& frame);
+  void update_fallback(Port& port, const MachineContext& context);
+  bool send(std::size_t index, const SlowFrame& frame);
 
   SystemConfig system_;
   std::vector<Port> ports_;

@@ -30,9 +30,12 @@ void churn_begin(Port& port, const MachineContext& context);
 bool churn_step(Port& port, const MachineContext& context);
 
 // 6.4.16 Transmit machine: when NTT is set, the Periodic machine is not in NO_PERIODIC and the
-// rate limit allows, builds the LACPDU to send and clears NTT.
+// rate limit allows, builds the LACPDU to send. The caller sends it and reports with
+// transmit_done(): sent, NTT clears and the send counts against the rate limit; not sent, NTT
+// stays and the PDU is built again after kTxRetryTime.
 std::optional<Lacpdu> transmit_step(Port& port, std::uint16_t collector_max_delay,
                                     const MachineContext& context);
+void transmit_done(Port& port, bool sent, const MachineContext& context);
 // When a held-back NTT may go out (kNever if none is held back).
 std::uint64_t transmit_deadline(const Port& port);
 

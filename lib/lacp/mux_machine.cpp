@@ -1,6 +1,14 @@
 // 802.1AX-2014 6.4.15 Mux machine: independent control (Figure 6-21) and coupled control
 // (Figure 6-22). Collecting/distributing follow the Synchronization bit of the partner, never
 // its Collecting/Distributing bits alone: some partners advertise those while expired.
+//
+// One addition to coupled control: in COLLECTING_DISTRIBUTING the port distributes only while
+// the partner's Collecting bit is set. Figure 6-22 enables distribution on the partner's
+// Synchronization alone, which assumes the partner is coupled too (it collects as soon as it is
+// in sync). A partner with independent control (DPDK's net_bonding) says Synchronization in
+// ATTACHED, before it collects; sending then would be discarded by its collector. A coupled
+// partner sets Collecting with Synchronization's consequence, so waiting for it costs one
+// LACPDU round trip and never deadlocks: collecting never waits for the partner's bits.
 #include "lacp/machines.hpp"
 
 namespace braid::lacp {
@@ -54,7 +62,7 @@ void enter(Port& port, MuxState next, const MachineContext& context) {
       set_distributing(port, true);
       break;
     case MuxState::kCollectingDistributing:
-      set_distributing(port, true);
+      set_distributing(port, partner_collecting(port));
       set_collecting(port, true);
       port.ntt = true;
       break;
@@ -103,7 +111,14 @@ bool mux_step(Port& port, bool ready, const MachineContext& context) {
       }
       break;
     case MuxState::kCollectingDistributing:
-      if (!selected || !partner_in_sync(port)) enter(port, MuxState::kAttached, context);
+      if (!selected || !partner_in_sync(port)) {
+        enter(port, MuxState::kAttached, context);
+      } else if (port.distributing != partner_collecting(port)) {
+        // No NTT: the partner's machines do not read our Distributing bit (update_NTT, 6.4.9),
+        // and an extra LACPDU here would hit the 3-per-second limit at every link-up.
+        set_distributing(port, partner_collecting(port));
+        return true;
+      }
       break;
   }
   return port.mux_state != before;

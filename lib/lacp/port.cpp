@@ -78,19 +78,53 @@ const char* to_string(ChurnState state, bool partner) {
   return "?";
 }
 
+const char* to_string(FallbackState state) {
+  switch (state) {
+    case FallbackState::kOff:
+      return "off";
+    case FallbackState::kBlockedByLacpdu:
+      return "blocked_lacpdu_heard";
+    case FallbackState::kNoNeighbour:
+      return "blocked_no_neighbour";
+    case FallbackState::kArmed:
+      return "armed";
+    case FallbackState::kEngaged:
+      return "engaged";
+  }
+  return "?";
+}
+
 Port::Port(const PortConfig& port_config, const SystemConfig& system_config) : config(port_config) {
   actor.system_priority = system_config.system_priority;
   actor.system = system_config.system_mac;
   refresh_actor_admin();
   // Partner_Admin_* (6.4.7): an unknown partner (null System, key 0) that is Individual, so a
-  // defaulted port never aggregates with another. With fallback the assumed partner is in sync
-  // and collecting/distributing, so the Mux machine lets the port carry traffic on its own.
+  // defaulted port never aggregates with another. Fallback, while allowed, makes the assumed
+  // partner in sync and collecting/distributing (set_fallback_partner), so the Mux machine lets
+  // the port carry traffic on its own.
   partner_admin.state = state_bit::kTimeout;
-  if (config.fallback) {
-    partner_admin.state |=
-        state_bit::kSynchronization | state_bit::kCollecting | state_bit::kDistributing;
-  }
   partner = partner_admin;
+  fallback = config.fallback ? FallbackState::kNoNeighbour : FallbackState::kOff;
+}
+
+bool Port::fallback_allowed(std::uint64_t now_ns) const {
+  if (!config.fallback) return false;
+  return fallback_block(now_ns) == FallbackState::kArmed;
+}
+
+FallbackState Port::fallback_block(std::uint64_t now_ns) const {
+  if (!config.fallback) return FallbackState::kOff;
+  if (lacpdu_heard_ns != 0 && now_ns - lacpdu_heard_ns < kLongTimeoutTime)
+    return FallbackState::kBlockedByLacpdu;
+  if (neighbour_seen_ns == 0 || now_ns - neighbour_seen_ns >= kFallbackNeighbourWindow)
+    return FallbackState::kNoNeighbour;
+  return FallbackState::kArmed;
+}
+
+void Port::set_fallback_partner(bool in_service) {
+  set_bit(partner_admin.state, state_bit::kSynchronization, in_service);
+  set_bit(partner_admin.state, state_bit::kCollecting, in_service);
+  set_bit(partner_admin.state, state_bit::kDistributing, in_service);
 }
 
 bool Port::ready_n(std::uint64_t now_ns) const {

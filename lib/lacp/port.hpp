@@ -31,6 +31,14 @@ enum class MuxState : std::uint8_t {
   kCollectingDistributing  // coupled control only
 };
 enum class ChurnState : std::uint8_t { kNoChurn, kChurnMonitor, kChurn };
+// Whether a port may fall back to carrying traffic without a LACP partner (config.hpp).
+enum class FallbackState : std::uint8_t {
+  kOff,              // not configured
+  kBlockedByLacpdu,  // a LACPDU (valid, rejected or looped) arrived within kLongTimeoutTime
+  kNoNeighbour,      // nothing arrived from the far end within kFallbackNeighbourWindow
+  kArmed,            // allowed; the port is not (yet) DEFAULTED
+  kEngaged,          // DEFAULTED and carrying traffic as an Individual link
+};
 
 const char* to_string(RxState state);
 const char* to_string(PeriodicState state);
@@ -38,6 +46,7 @@ const char* to_string(MuxState state);
 const char* to_string(Selected selected);
 // NO_ACTOR_CHURN / ACTOR_CHURN_MONITOR / ACTOR_CHURN, or the PARTNER_ forms.
 const char* to_string(ChurnState state, bool partner);
+const char* to_string(FallbackState state);
 
 inline constexpr int kNoAggregator = -1;
 
@@ -84,7 +93,14 @@ struct Port {
   // Transmit machine: send times of the last kMaxTxPerFastPeriodic LACPDUs (6.4.16).
   std::array<std::uint64_t, kMaxTxPerFastPeriodic> tx_times_ns{};
   std::uint64_t tx_count = 0;
-  bool tx_held = false;  // NTT held back by the limit; counted once per hold
+  bool tx_held = false;           // NTT held back by the limit; counted once per hold
+  std::uint64_t tx_retry_ns = 0;  // a refused LACPDU is built again from this time
+
+  // Fallback evidence: when a LACPDU of any kind (valid, rejected or our own looped back) and
+  // when any frame at all last arrived (0: never).
+  std::uint64_t lacpdu_heard_ns = 0;
+  std::uint64_t neighbour_seen_ns = 0;
+  FallbackState fallback = FallbackState::kOff;
   // Marker Responder rate limit window.
   std::uint64_t marker_window_start_ns = 0;
   unsigned marker_responses_in_window = 0;
@@ -100,6 +116,13 @@ struct Port {
   // Returns true if anything the partner sees changed.
   bool refresh_actor_admin();
   bool partnered() const { return !has_bit(actor.state, state_bit::kDefaulted); }
+  // Fallback (config.hpp): configured, no LACPDU of any kind within kLongTimeoutTime, and frames
+  // from the far end within kFallbackNeighbourWindow. fallback_block() says which holds it back
+  // (kArmed when none does).
+  bool fallback_allowed(std::uint64_t now_ns) const;
+  FallbackState fallback_block(std::uint64_t now_ns) const;
+  // Partner_Admin_Port_State with (true) or without the in-service bits fallback assumes.
+  void set_fallback_partner(bool in_service);
 };
 
 // Passed to every machine step: the clock and where transitions are logged.

@@ -1,6 +1,7 @@
 #include "lacp/snapshot.hpp"
 
 #include <cstdio>
+#include <cstring>
 
 namespace braid::lacp {
 namespace {
@@ -23,12 +24,14 @@ std::string format_snapshot(const SystemSnapshot& snapshot) {
                 snapshot.active_aggregator, static_cast<unsigned long long>(snapshot.generation));
   out += text;
   for (const PortSnapshot& port : snapshot.ports) {
+    const bool shows_fallback = std::strcmp(port.fallback, "off") != 0;
     std::snprintf(text, sizeof text,
-                  "  port %u %s link %s %u Mb/s agg %d %s rx %s periodic %s mux %s%s%s\n",
+                  "  port %u %s link %s %u Mb/s agg %d %s rx %s periodic %s mux %s%s%s%s%s\n",
                   port.port_number, mac_string(port.port_mac).c_str(), port.link_up ? "up" : "down",
                   port.speed_mbps, port.aggregator, port.selected, port.receive_state,
                   port.periodic_state, port.mux_state, port.actor_churn ? " ACTOR_CHURN" : "",
-                  port.partner_churn ? " PARTNER_CHURN" : "");
+                  port.partner_churn ? " PARTNER_CHURN" : "", shows_fallback ? " fallback " : "",
+                  shows_fallback ? port.fallback : "");
     out += text;
     out += info_line("actor", port.actor);
     out += info_line("partner", port.partner);

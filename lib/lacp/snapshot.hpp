@@ -32,6 +32,8 @@ struct PortSnapshot {
   bool distributing = false;
   bool actor_churn = false;
   bool partner_churn = false;
+  const char* fallback = "off";       // FallbackState (port.hpp)
+  std::uint64_t lacpdu_heard_ns = 0;  // last LACPDU of any kind; 0: never
   PortCounters counters;
 };
 

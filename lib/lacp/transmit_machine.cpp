@@ -1,6 +1,8 @@
 // 802.1AX-2014 6.4.16 Transmit machine: sends a LACPDU when NTT is set, no more than
 // kMaxTxPerFastPeriodic in any Fast_Periodic_Time; a held-back NTT stays set and goes out as
-// soon as the window allows.
+// soon as the window allows. Sending is two steps, so that NTT survives a frame the port could
+// not send (a full TX queue, no mbuf): transmit_step() builds the PDU, transmit_done() records
+// what became of it.
 #include "lacp/machines.hpp"
 
 namespace braid::lacp {
@@ -18,8 +20,9 @@ std::uint64_t transmit_deadline(const Port& port) {
   if (!port.ntt || port.periodic_state == PeriodicState::kNoPeriodic || !port.port_enabled) {
     return kNever;
   }
-  if (port.tx_count < kMaxTxPerFastPeriodic) return 0;
-  return oldest_in_window(port) + kFastPeriodicTime;
+  std::uint64_t deadline =
+      port.tx_count < kMaxTxPerFastPeriodic ? 0 : oldest_in_window(port) + kFastPeriodicTime;
+  return std::max(deadline, port.tx_retry_ns);
 }
 
 std::optional<Lacpdu> transmit_step(Port& port, std::uint16_t collector_max_delay,
@@ -28,22 +31,34 @@ std::optional<Lacpdu> transmit_step(Port& port, std::uint16_t collector_max_dela
       port.periodic_state == PeriodicState::kNoPeriodic) {
     return std::nullopt;
   }
+  if (context.now_ns < port.tx_retry_ns) return std::nullopt;
   if (port.tx_count >= kMaxTxPerFastPeriodic &&
       context.now_ns < oldest_in_window(port) + kFastPeriodicTime) {
     if (!port.tx_held) ++port.counters.lacpdu_tx_deferred;
     port.tx_held = true;
     return std::nullopt;
   }
-  port.tx_times_ns[port.tx_count % kMaxTxPerFastPeriodic] = context.now_ns;
-  ++port.tx_count;
-  port.ntt = false;
-  port.tx_held = false;
-  ++port.counters.lacpdu_tx;
   Lacpdu pdu;
   pdu.actor = port.actor;
   pdu.partner = port.partner;
   pdu.collector_max_delay = collector_max_delay;
   return pdu;
+}
+
+void transmit_done(Port& port, bool sent, const MachineContext& context) {
+  if (!sent) {
+    // NTT stays set: the partner must still learn what this PDU said. Ask again shortly, not
+    // at the next periodic time (30 s against a slow partner).
+    ++port.counters.lacpdu_tx_failed;
+    port.tx_retry_ns = context.now_ns + kTxRetryTime;
+    return;
+  }
+  port.tx_times_ns[port.tx_count % kMaxTxPerFastPeriodic] = context.now_ns;
+  ++port.tx_count;
+  port.ntt = false;
+  port.tx_held = false;
+  port.tx_retry_ns = 0;
+  ++port.counters.lacpdu_tx;
 }
 
 }  // namespace braid::lacp

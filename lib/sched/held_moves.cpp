@@ -28,6 +28,12 @@ void HeldMoves::extend(std::span<const std::uint64_t> drain_ns) {
   }
 }
 
+void HeldMoves::note_published(std::uint64_t generation) {
+  for (Move& move : moves_) {
+    if (move.hold_generation == 0) move.hold_generation = generation;
+  }
+}
+
 void HeldMoves::forget_ended(std::span<const MemberIndex> table) {
   std::erase_if(moves_, [table](const Move& move) {
     return move.bucket >= table.size() || table[move.bucket] != bond::kHeldBucket;
@@ -47,9 +53,12 @@ bool HeldMoves::last_packet_left(Move& move, std::uint64_t now_ns,
   const MemberProgress* old = move.from < members.size() ? &members[move.from] : nullptr;
   // A member that stopped distributing failed over: what its queue held is not waited for.
   if (old == nullptr || !old->distributing) return true;
-  // A worker that has not seen the table that holds the bucket may still send its packets to the
-  // old member, or the depth predates that: ask again.
-  if (old->counted_ns < move.since_ns) {
+  // A worker that has not acknowledged the table that holds the bucket (or a table not yet
+  // published) may still send its packets to the old member: ask again.
+  const bool acknowledged =
+      old->acked_generation == kAckedAll ||
+      (move.hold_generation != 0 && old->acked_generation >= move.hold_generation);
+  if (!acknowledged) {
     move.recheck_ns = now_ns + kRecheckNs;
     return false;
   }
@@ -105,7 +114,10 @@ std::uint32_t HeldMoves::release_due(std::uint64_t now_ns, std::span<MemberIndex
   std::erase_if(moves_, [&](Move& move) {
     if (!last_packet_left(move, now_ns, members, last_seen_ns)) return false;
     const MemberIndex to = destination(move, members, member_load);
-    if (to == bond::kNoMember) return false;
+    if (to == bond::kNoMember) {
+      move.recheck_ns = now_ns + kRecheckNs;  // nowhere to go yet: ask again, not at once
+      return false;
+    }
     table[move.bucket] = to;
     ++released;
     if (move.kind == Kind::kBusy) {

@@ -9,8 +9,11 @@
 // 1. The table marks the bucket kHeldBucket. From their next burst the workers hold its packets
 //    in order instead of sending them (lib/bond/dpdk/bucket_hold.hpp) and send what their TX
 //    buffers had for the old member at once.
-// 2. Once every worker has seen that table and the old member's depth was measured after that
-//    (MemberInput::counted_ns), nothing of the bucket can reach the old member any more. The move
+// 2. Once every worker has acknowledged that table's generation (the generation each worker
+//    distributed on when it last measured the old member's queue, MemberInput::acked_generation),
+//    nothing of the bucket can reach the old member any more. Generations, not times: a worker
+//    measurement taken after the decision but before the publication says nothing about the
+//    hold, however its time compares. The move
 //    completes (the table names the new member; each worker sends what it held there first)
 //    when the bucket's last packet has left the old member: when that queue is empty; at once if
 //    no packet came since the decision and the old member's counters show its last one gone
@@ -40,14 +43,18 @@ namespace braid::sched {
 
 using bond::MemberIndex;
 
+// MemberProgress::acked_generation (MemberInput) when every generation is seen: simulations.
+inline constexpr std::uint64_t kAckedAll = UINT64_MAX;
+
 // What a move needs to know about each member when it checks.
 struct MemberProgress {
   bool distributing = false;
   std::optional<std::uint32_t> queue_depth;
   std::optional<std::uint64_t> sent;  // tx_packets, when the congestion source has it
-  // Every worker had seen the tables published before this time, and everything distributed to
-  // the member before it is in queue_depth or sent.
+  // Everything distributed to the member before this time is in queue_depth or sent.
   std::uint64_t counted_ns = 0;
+  // The oldest table generation a worker distributed on when it measured the member's queue.
+  std::uint64_t acked_generation = kAckedAll;
   const QueueHistory* history = nullptr;  // none: the member's counters are incomplete
 };
 
@@ -62,9 +69,10 @@ class HeldMoves {
     MemberIndex from = 0;
     MemberIndex to = 0;
     Kind kind = Kind::kIdle;
-    std::uint64_t since_ns = 0;        // when the table that holds it was published
-    std::uint64_t last_before_ns = 0;  // the bucket's last packet when the move was decided
-    std::uint64_t settle_ns = 0;       // busy: the flowlet gap after the hold began
+    std::uint64_t since_ns = 0;         // when the move was decided
+    std::uint64_t hold_generation = 0;  // the table that holds it; 0: not published yet
+    std::uint64_t last_before_ns = 0;   // the bucket's last packet when the move was decided
+    std::uint64_t settle_ns = 0;        // busy: the flowlet gap after the hold began
     std::uint64_t wait_ns = 0;  // without a sent counter: settle + the old member's drain time
     std::optional<std::uint32_t> ahead;  // packets queued on the old member when counted
     std::uint64_t sent_then = 0;         // its sent counter then
@@ -87,6 +95,8 @@ class HeldMoves {
   void extend(std::span<const std::uint64_t> drain_ns);
   // Forgets moves the bond ended itself (a policy change to hash or a rebuild released them).
   void forget_ended(std::span<const MemberIndex> table);
+  // The moves begun since the last publication are held by table `generation`.
+  void note_published(std::uint64_t generation);
   // Completes every move whose bucket's last packet has left its old member: `table` names the
   // planned member, or the least loaded one that distributes when it no longer does (none: the
   // bucket stays held). `members` and `member_load` by member, `last_seen_ns` by bucket. Returns

@@ -121,7 +121,8 @@ StepResult Scheduler::step(std::uint64_t now_ns, std::span<const MemberInput> me
                   settings_.max_moves,
                   std::span<const bool>(holdable.get(), bucket_count),
                   holds_left};
-  Plan plan = policy_->plan(input);
+  Plan plan = (settling_ ? *settler_ : *policy_).plan(input);
+  if (settling_ && plan.moved == 0 && at_equal_shares(states, view)) settling_ = false;
   // Every move starts held (held_moves.hpp): idle buckets complete theirs as soon as the workers
   // have seen the hold, busy ones when their old member's queue has sent their last packet.
   for (std::uint32_t b = 0; plan.moved != 0 && b < bucket_count && b < plan.buckets.size(); ++b) {
@@ -202,6 +203,7 @@ std::uint32_t Scheduler::release_due(std::uint64_t now_ns, std::span<const Membe
     if (members[m].counters.has(CongestionCounters::kTxPackets))
       progress[m].sent = members[m].counters.tx_packets;
     progress[m].counted_ns = std::min(now_ns, members[m].counted_ns);
+    progress[m].acked_generation = members[m].acked_generation;
     progress[m].history = &queues_[m];
   }
   return holds_.release_due(now_ns, table, progress, flowlets_.last_seen_ns(), member_load_);
@@ -219,8 +221,21 @@ std::optional<std::vector<MemberIndex>> Scheduler::release(std::uint64_t now_ns,
   return table;
 }
 
+// Every distributing member owns its equal share of the buckets (bond::bucket_quotas).
+bool Scheduler::at_equal_shares(std::span<const MemberState> members,
+                                std::span<const MemberIndex> view) const {
+  std::vector<std::uint32_t> weights(members.size(), 0);
+  for (std::size_t m = 0; m < members.size(); ++m)
+    weights[m] = members[m].distributing ? 1 : 0;
+  const auto quotas = bond::bucket_quotas(weights, static_cast<std::uint32_t>(view.size()));
+  const auto counts = bond::bucket_counts(view, members.size());
+  return counts == quotas;
+}
+
 void Scheduler::set_policy(PolicyKind kind, std::uint64_t now_ns) {
   if (kind == policy_->kind()) return;
+  settling_ = kind == PolicyKind::kHash;
+  if (settling_ && !settler_) settler_ = make_policy(PolicyKind::kWrr);
   const std::vector<std::uint32_t> before = weights();
   const std::string cause = "policy " + std::string(policy_name(policy_->kind())) + " -> " +
                             std::string(policy_name(kind));
@@ -258,6 +273,7 @@ Snapshot Scheduler::snapshot() const {
   snap.moves = flowlets_.moves();
   snap.held_moves = holds_.busy_completed();
   snap.holding = static_cast<std::uint32_t>(holds_.busy_in_progress());
+  snap.settling = settling_;
   snap.weight_changes = weight_changes_;
   const std::vector<std::uint32_t> effective = weights();
   for (std::size_t m = 0; m < aimd_.size(); ++m) {

@@ -40,10 +40,14 @@ struct Settings {
 struct MemberInput {
   bool distributing = false;
   std::optional<std::uint32_t> queue_depth;
-  // Every worker had seen the tables published before this time, and everything they distributed
-  // to the member before it is in queue_depth (when known) or already sent (held_moves.hpp).
+  // Everything the workers distributed to the member before this time is in queue_depth (when
+  // known) or already sent (queue_history.hpp).
   std::uint64_t counted_ns = kCountedNow;
   CongestionCounters counters;  // cumulative
+  // Every worker distributed on this table generation or a newer one when it measured the
+  // member's queue: nothing a held bucket's older tables sent can reach the member after that
+  // measurement (held_moves.hpp). kAckedAll: every generation (simulations, tests).
+  std::uint64_t acked_generation = kAckedAll;
 };
 
 struct StepResult {
@@ -80,6 +84,8 @@ struct Snapshot {
   std::uint64_t moves = 0;
   std::uint64_t held_moves = 0;  // moves of busy buckets completed by holding them
   std::uint32_t holding = 0;     // busy buckets held now
+  // Switched to hash and not yet at hash's equal shares: idle buckets still move there.
+  bool settling = false;
   std::uint64_t weight_changes = 0;
   std::vector<MemberSnapshot> members;
   std::vector<WeightChange> history;  // oldest first, at most kHistoryCapacity
@@ -101,6 +107,15 @@ class Scheduler {
                                                   std::span<const MemberIndex> buckets);
   // When release() next has work; 0 when nothing is held.
   std::uint64_t next_release_ns() const { return holds_.next_release_ns(); }
+  // The bond published the table the last step() or release() returned as `generation`: the
+  // moves it began wait until every worker has acknowledged it.
+  void note_published(std::uint64_t generation) { holds_.note_published(generation); }
+  // Moves begun and not complete (their buckets held in the table).
+  std::size_t moves_in_progress() const { return holds_.in_progress(); }
+  // After a switch to hash: the table is not yet at equal shares. Until it is, step() moves idle
+  // buckets there flowlet by flowlet, as wrr with equal weights does: a switch never moves a
+  // busy bucket (that would reorder its flow).
+  bool settling() const { return settling_; }
 
   // Run-time changes (console): effective from the next step.
   void set_policy(PolicyKind kind, std::uint64_t now_ns);
@@ -125,9 +140,13 @@ class Scheduler {
   void record_queues(std::uint64_t now_ns, std::span<const MemberInput> members);
   void follow_feedback(std::uint64_t now_ns, std::uint64_t elapsed_ns,
                        std::span<const MemberInput> members);
+  bool at_equal_shares(std::span<const MemberState> members,
+                       std::span<const MemberIndex> view) const;
 
   Settings settings_;
   std::unique_ptr<Policy> policy_;
+  std::unique_ptr<Policy> settler_;  // wrr, for the way to hash's equal shares
+  bool settling_ = false;
   FlowletTracker flowlets_;
   HeldMoves holds_;
   std::vector<AimdController> aimd_;

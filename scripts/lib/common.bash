@@ -216,7 +216,15 @@ if not isinstance(lcores, list) or not all(isinstance(c, int) for c in lcores):
 args = [str(a) for a in (eal.get("args") or [])]
 # --lcores can map lcore ids onto other CPUs ("1@3", "(1,2)@(4,5)"); -l and -c cannot.
 remapped = bool(re.search(r"--lcores[= ]\S*[@(]", " ".join(args)))
-print("main_lcore", int(eal.get("main_lcore", 0)))
+# braid passes --main-lcore=<eal.main_lcore> unless eal.args has its own, which EAL then uses.
+main_lcore, main_source = int(eal.get("main_lcore", 0)), "eal.main_lcore"
+for i, arg in enumerate(args):
+    value = arg.split("=", 1)[1] if arg.startswith("--main-lcore=") else (
+        args[i + 1] if arg == "--main-lcore" and i + 1 < len(args) else None)
+    if value is not None and value.isdigit():
+        main_lcore, main_source = int(value), "--main-lcore in eal.args"
+print("main_lcore", main_lcore)
+print("main_lcore_source", main_source)
 print("file_prefix", eal.get("file_prefix", "braid"))
 print("lcores_remapped", int(remapped))
 print("worker_lcores", *lcores)
@@ -256,6 +264,7 @@ for i, port in enumerate(ports):
   while read -r key rest; do
     case "$key" in
       main_lcore) CONFIG_MAIN_LCORE=$rest ;;
+      main_lcore_source) CONFIG_MAIN_LCORE_SOURCE=$rest ;;
       file_prefix) CONFIG_FILE_PREFIX=$rest ;;
       lcores_remapped) CONFIG_LCORES_REMAPPED=$rest ;;
       worker_lcores) read -r -a CONFIG_WORKER_LCORES <<<"$rest" ;;

@@ -204,3 +204,32 @@ def test_metrics(running):
     assert re.search(r'^braid_member_slow_steered\{bond="lag",member="l0"\} 0$', text, re.M)
     assert re.search(r'^braid_scheduler_counters_read_seconds\{bond="uplink"\} \S+$', text, re.M), text
     assert 'braid_scheduler_counters_read_seconds{bond="lag"}' not in text
+    assert re.search(r'^braid_lacp_rejected_total\{bond="lag",member="l0",reason="loopback"\} 0$',
+                     text, re.M), text
+    assert re.search(r'^braid_lacp_fallback_engaged\{bond="lag",member="l0"\} 0$', text, re.M)
+    assert re.search(r'^braid_protocol_deadline_lateness_seconds\{deadline="lacp_periodic",'
+                     r'window="minute"\} \S+$', text, re.M), text
+
+
+def test_the_protocol_loop_sleeps_between_deadlines(running):
+    """An idle braid's protocol loop wakes for its deadlines (two bonds polling their links every
+    millisecond, LACP timers, scheduler periods), not in a busy loop: a deadline that was never
+    set (a LACP bond without fallback had one) made it spin 150,000 times a second."""
+    def iterations():
+        return ctl_json(running, "show", "control")["protocol_loop_iterations"]
+    before = iterations()
+    time.sleep(2.0)
+    per_second = (iterations() - before) / 2.0
+    assert per_second < 5000, f"{per_second:.0f} iterations a second"
+
+
+def test_show_lacp_detail_counts_every_reject_reason(running):
+    lag = ctl_json(running, "show", "lacp", "detail", "lag")["lag"]
+    columns = set(lag["counters"][0])
+    for reason in ("too_short", "bad_destination", "bad_ethertype", "unknown_subtype",
+                   "bad_version", "bad_actor_tlv", "bad_partner_tlv", "bad_collector_tlv",
+                   "bad_tlv_length", "bad_terminator", "bad_actor_port", "bad_marker_tlv",
+                   "bad_marker_terminator", "loopback"):
+        assert f"rejected_{reason}" in columns, columns
+    assert {"marker_response_suppressed", "marker_response_tx_failed", "lacpdu_tx_failed",
+            "goodbye_tx", "lacpdu_rx_ignored"} <= columns

@@ -61,6 +61,45 @@ def test_missing_config_file():
     assert "cannot open file" in result.stderr
 
 
+@pytest.mark.parametrize("kind", ["fifo", "directory", "device"])
+def test_config_that_is_not_a_regular_file_is_refused_at_once(tmp_path, kind):
+    path = {"fifo": tmp_path / "fifo.yaml", "directory": tmp_path, "device": pathlib.Path("/dev/zero")}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)
+    # Before: a FIFO waited for a writer for ever, /dev/zero was read until memory ran out.
+    result = braid("--config", str(path), "--check", timeout=10)
+    assert result.returncode == 1
+    what = {"fifo": "a FIFO", "directory": "a directory", "device": "a character device"}[kind]
+    assert f"config: {path}: is {what}, not a regular file" in result.stderr, result.stderr
+
+
+def test_config_over_a_mebibyte_is_refused(tmp_path):
+    big = tmp_path / "big.yaml"
+    big.write_text("#" + "x" * (1 << 20) + "\n")
+    result = braid("--config", str(big), "--check")
+    assert result.returncode == 1
+    assert "is more than a config file may have (1048576 bytes, 1 MiB)" in result.stderr
+
+
+def test_duplicate_key_names_both_lines(tmp_path):
+    config = tmp_path / "dup.yaml"
+    config.write_text((SOURCE_ROOT / "config" / "demo.yaml").read_text() +
+                      "bonds:\n  - {name: uplink, members: [m0, nonexistent]}\n")
+    result = braid("--config", str(config), "--check")
+    assert result.returncode == 1
+    assert re.search(r'dup.yaml:\d+: top level: duplicate key "bonds" \(first at line \d+\)', result.stderr), \
+        result.stderr
+
+
+def test_file_prefix_that_is_a_path_is_refused(tmp_path):
+    config = tmp_path / "prefix.yaml"
+    config.write_text("eal: {file_prefix: ../../../tmp/x}\n" +
+                      (SOURCE_ROOT / "config" / "demo.yaml").read_text())
+    result = braid("--config", str(config), "--check")
+    assert result.returncode == 1
+    assert f"config: {config}:1: eal.file_prefix: \"../../../tmp/x\" has '/'" in result.stderr, result.stderr
+
+
 def test_demo_moves_packets_and_accounts_for_all_of_them():
     result = braid("--duration", "3", "--stats-interval", "500", "--", unique_prefix("demo"),
                    timeout=120)
@@ -99,3 +138,67 @@ def test_signal_stops_cleanly_with_final_counters(signal_number):
     assert f"signal {int(signal_number)}: stopping" in out
     assert "final counters:" in out
     assert "balanced" in out
+
+
+def start_demo(prefix, *extra):
+    """A demo braid started until it prints "forwarding"; the caller stops it (by PID)."""
+    process = subprocess.Popen([BRAID, "--stats-interval", "0", *extra, "--",
+                                f"--file-prefix={prefix}"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 60
+    seen = ""
+    while "forwarding;" not in seen and time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        seen += line
+    assert "forwarding;" in seen, seen
+    return process
+
+
+def stop_demo(process):
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def test_a_file_prefix_in_use_names_the_process_that_holds_it(tmp_path):
+    prefix = f"braid-cli-held-{os.getpid()}"
+    first = start_demo(prefix, "--control-socket", str(tmp_path / "first.sock"))
+    try:
+        result = braid("--duration", "1", "--control-socket", str(tmp_path / "second.sock"), "--",
+                       f"--file-prefix={prefix}")
+        assert result.returncode == 1
+        assert (f'file prefix "{prefix}" is in use by process {first.pid}' in result.stderr), \
+            result.stderr
+        assert "EAL initialisation failed: Success" not in result.stderr
+        assert "forwarding" not in result.stdout
+    finally:
+        stop_demo(first)
+
+
+def test_a_control_socket_in_use_stops_start_up_before_anything_forwards(tmp_path):
+    socket_path = tmp_path / "braid.sock"
+    first = start_demo(f"braid-cli-sock1-{os.getpid()}", "--control-socket", str(socket_path))
+    try:
+        result = braid("--duration", "1", "--control-socket", str(socket_path), "--",
+                       f"--file-prefix=braid-cli-sock2-{os.getpid()}")
+        assert result.returncode == 1
+        assert f"{socket_path} is in use by a running braid" in result.stderr, result.stderr
+        assert "forwarding" not in result.stdout
+        # Nothing left behind: no EAL run directory of the second prefix holds a lock, and the
+        # first braid still answers on its socket.
+        assert socket_path.exists()
+    finally:
+        stop_demo(first)
+    taken = tmp_path / "not-a-socket"
+    taken.write_text("a regular file\n")
+    result = braid("--duration", "1", "--control-socket", str(taken), "--",
+                   f"--file-prefix=braid-cli-sock3-{os.getpid()}")
+    assert result.returncode == 1
+    assert "exists and is not a socket" in result.stderr, result.stderr
+    assert taken.read_text() == "a regular file\n"

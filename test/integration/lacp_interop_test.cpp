@@ -116,6 +116,21 @@ class LacpWorld {
     }
     return (info.actor_state & STATE_DISTRIBUTING) != 0;
   }
+  std::uint8_t partner_actor_state(std::size_t m) const {
+    struct rte_eth_bond_8023ad_slave_info info {};
+    rte_eth_bond_8023ad_slave_info(partner_, partner_side_[m]->port_id(), &info);
+    return info.actor_state;
+  }
+  // The partner still counts braid's member as in service (it would send to it).
+  bool partner_uses(std::size_t m) const {
+    return (partner_actor_state(m) & (STATE_COLLECTING | STATE_DISTRIBUTING)) != 0;
+  }
+  bool converge(std::uint64_t limit_ns = 30'000'000'000ull) {
+    const std::uint64_t start = monotonic_ns();
+    while (!all_distributing() && monotonic_ns() - start < limit_ns)
+      step(0, 0);
+    return all_distributing();
+  }
   bool all_distributing() const {
     for (std::size_t m = 0; m < kMembers; ++m) {
       if (!braid_distributing(m) || !partner_distributing(m)) return false;
@@ -345,6 +360,101 @@ TEST(LacpInterop, BraidAndDpdkBondingAggregateCarryTrafficAndFailOver) {
     EXPECT_NE(fields.find("0x3f"), std::string::npos) << fields.substr(0, 2000);
   }
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
+}
+
+// Issue 13 item 1: a member taken out of service while its link stays up tells the partner with
+// an out-of-sync LACPDU, so the partner stops using it within a round trip; DPDK's bond would
+// otherwise keep it for its own timeout (it advertises long timeout: 90 s).
+TEST(LacpInterop, AdminDownAndStopSayGoodbyeSoThePartnerStopsAtOnce) {
+  LacpWorld world((std::filesystem::temp_directory_path() /
+                   ("braid-goodbye-" + std::to_string(getpid()) + ".pcap"))
+                      .string());
+  world.engine().start();
+  ASSERT_TRUE(world.converge()) << world.describe();
+  world.engine().bond(0).set_member_admin(1, false, monotonic_ns());
+  const std::uint64_t down = monotonic_ns();
+  while (world.partner_uses(1) && monotonic_ns() - down < 3'000'000'000ull)
+    world.step(0, 0);
+  const double took_ms = static_cast<double>(monotonic_ns() - down) / 1e6;
+  EXPECT_FALSE(world.partner_uses(1)) << world.describe();
+  EXPECT_LT(took_ms, 200.0);
+  EXPECT_TRUE(world.partner_uses(0));
+  EXPECT_EQ(world.engine().bond(0).counters().goodbye_tx, 1u);
+  std::printf("interop: partner stopped using the admin-down member %.1f ms after the command\n",
+              took_ms);
+  world.engine().bond(0).set_member_admin(1, true, monotonic_ns());
+  ASSERT_TRUE(world.converge()) << world.describe();
+  // A clean stop: goodbyes on every member, before the ports stop (their links stay up).
+  world.engine().stop();
+  const std::uint64_t stopped = monotonic_ns();
+  while ((world.partner_uses(0) || world.partner_uses(1)) &&
+         monotonic_ns() - stopped < 3'000'000'000ull)
+    world.step(0, 0);
+  const double stop_ms = static_cast<double>(monotonic_ns() - stopped) / 1e6;
+  EXPECT_FALSE(world.partner_uses(0));
+  EXPECT_FALSE(world.partner_uses(1));
+  EXPECT_LT(stop_ms, 200.0);
+  std::printf("interop: partner stopped using both members %.1f ms after braid stopped\n", stop_ms);
+}
+
+// Issue 13 item 11: `stop` (console) stops forwarding, not LACP: on a ring-path member (no
+// rte_flow on ring ports: workers divert the LACPDUs) the workers keep receiving them.
+TEST(LacpInterop, StoppedForwardingKeepsLacpUpOnTheRingPath) {
+  LacpWorld world((std::filesystem::temp_directory_path() /
+                   ("braid-pause-" + std::to_string(getpid()) + ".pcap"))
+                      .string());
+  world.engine().start();
+  ASSERT_TRUE(world.converge()) << world.describe();
+  ASSERT_FALSE(world.engine().bond(0).members()[0].slow_rx_queue.has_value())
+      << "the ring path is the case under test";
+  world.engine().pause();
+  EXPECT_FALSE(world.engine().forwarding());
+  // Twice the short timeout, with traffic from the partner (dropped as `stopped`).
+  world.run_for(6'500'000'000ull, 0, kRatePps / 10);
+  EXPECT_TRUE(world.all_distributing()) << world.describe();
+  const engine::CounterTotals stopped = world.engine().totals();
+  EXPECT_GT(stopped.drops[static_cast<std::size_t>(engine::DropReason::kStopped)], 0u);
+  world.engine().resume();
+  world.run_for(500'000'000, 0, kRatePps);
+  world.run_for(200'000'000);
+  // Everything the partner sent reached the host, but what arrived while forwarding was
+  // stopped (counted), and LACP never left Collecting (nothing refused as not_collecting).
+  const engine::CounterTotals totals = world.engine().totals();
+  EXPECT_EQ(world.at_host().received() +
+                totals.drops[static_cast<std::size_t>(engine::DropReason::kStopped)],
+            world.partner_sent());
+  EXPECT_EQ(totals.drops[static_cast<std::size_t>(engine::DropReason::kNotCollecting)], 0u);
+  world.engine().stop();
+  EXPECT_TRUE(world.engine().totals().balanced());
+}
+
+// Issue 13 item 13: after a cable comes back, braid distributes on it only once the partner
+// collects there (DPDK's bond runs independent control: Synchronization comes before
+// Collecting).
+TEST(LacpInterop, AfterALinkFlapBraidWaitsForThePartnerToCollect) {
+  LacpWorld world((std::filesystem::temp_directory_path() /
+                   ("braid-flap-" + std::to_string(getpid()) + ".pcap"))
+                      .string());
+  world.engine().start();
+  ASSERT_TRUE(world.converge()) << world.describe();
+  world.cut_cable(1, true);
+  world.run_for(500'000'000);
+  world.cut_cable(1, false);
+  const std::uint64_t restored = monotonic_ns();
+  std::uint64_t early = 0;
+  std::uint64_t first_distributing_ns = 0;
+  while (!world.all_distributing() && monotonic_ns() - restored < 40'000'000'000ull) {
+    world.step(0, 0);
+    if (world.engine().bond(0).table()->distributing[1]) {
+      if (first_distributing_ns == 0) first_distributing_ns = monotonic_ns() - restored;
+      if ((world.partner_actor_state(1) & STATE_COLLECTING) == 0) ++early;
+    }
+  }
+  ASSERT_TRUE(world.all_distributing()) << world.describe();
+  EXPECT_EQ(early, 0u) << "braid distributed on link 1 while the partner did not collect there";
+  std::printf("interop: link 1 distributing %.2f s after the flap, partner collecting by then\n",
+              static_cast<double>(first_distributing_ns) / 1e9);
+  world.engine().stop();
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ def test_installs_into_destdir_with_prefix(tmp_path):
     assert "ExecStart=/opt/braid/bin/braid --config /etc/braid/braid.yaml" in unit
     assert "/usr/local" not in unit
     for setting in ("Restart=on-failure", "LimitMEMLOCK=infinity", "RuntimeDirectory=braid", "Nice=-10",
-                    "User=braid", "AmbientCapabilities=CAP_IPC_LOCK CAP_NET_ADMIN CAP_NET_RAW "
+                    "User=braid", "LimitRTPRIO=99", "\nCPUAffinity=0-1\n",  # demo: main 0, worker 1 "AmbientCapabilities=CAP_IPC_LOCK CAP_NET_ADMIN CAP_NET_RAW "
                     "CAP_SYS_RAWIO CAP_DAC_OVERRIDE"):
         assert setting in unit, setting
     assert (tmp_path / "etc/systemd/system/multi-user.target.wants/braid.service").is_symlink()
@@ -47,6 +47,49 @@ def test_installs_into_destdir_with_prefix(tmp_path):
                                 str(tmp_path / "etc/braid/braid.yaml")],
                                capture_output=True, text=True, timeout=120)
     assert "PASS config:" in preflight.stdout, preflight.stdout + preflight.stderr
+
+
+def unit_line(destdir, key):
+    lines = [line for line in (destdir / UNIT).read_text().splitlines() if line.startswith(key + "=")]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def test_cpu_affinity_is_the_configs_lcores(tmp_path):
+    result = install(tmp_path, "--config", FIXTURES / "gateway.yaml")
+    assert result.returncode == 0, result.stderr
+    # main lcore 0, workers 2, 3, 10, 11: EAL pins each; EAL's own threads land on CPU 0.
+    assert unit_line(tmp_path, "CPUAffinity") == "CPUAffinity=0,2-3,10-11"
+    assert "CPUAffinity=0,2-3,10-11: the main lcore and the workers of" in result.stdout
+
+
+def test_cpu_affinity_follows_the_config_that_is_kept(tmp_path):
+    assert install(tmp_path, "--config", FIXTURES / "gateway.yaml").returncode == 0
+    # A new config with other lcores goes to braid.yaml.new; the service still runs the old one.
+    result = install(tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "etc/braid/braid.yaml.new").exists()
+    assert unit_line(tmp_path, "CPUAffinity") == "CPUAffinity=0,2-3,10-11"
+
+
+def test_cpu_affinity_is_left_empty_when_lcores_are_remapped(tmp_path):
+    remapped = tmp_path / "remapped.yaml"
+    remapped.write_text((FIXTURES / "gateway.yaml").read_text().replace(
+        "eal:\n", 'eal:\n  args: ["--lcores", "0,2@4,3,10,11"]\n'))
+    result = install(tmp_path / "dest", "--config", remapped)
+    assert result.returncode == 0, result.stderr
+    assert unit_line(tmp_path / "dest", "CPUAffinity") == "CPUAffinity="
+    assert "--lcores" in result.stderr and "systemctl edit braid" in result.stderr
+
+
+def test_only_the_protocol_loop_may_go_real_time(tmp_path):
+    # SCHED_FIFO for the whole process would make the busy-polling workers real-time:
+    # protocol_rt_priority switches the protocol loop alone, within LimitRTPRIO.
+    assert install(tmp_path).returncode == 0
+    unit = (tmp_path / UNIT).read_text()
+    assert not any(line.startswith("CPUScheduling") for line in unit.splitlines())
+    assert unit_line(tmp_path, "LimitRTPRIO") == "LimitRTPRIO=99"
+    assert "CAP_SYS_NICE" not in unit_line(tmp_path, "AmbientCapabilities")
 
 
 def test_existing_config_is_kept(tmp_path):

@@ -26,7 +26,7 @@ def test_warnings_alone_exit_2():
     assert {status for status, _, _ in lines} == {"PASS", "WARN"}
     assert [check for status, check, _ in lines if status == "WARN"] == ["pfc p0", "pfc p1"]
     assert result.returncode == 2
-    assert "preflight: 34 pass, 2 warn, 0 fail, 0 skip (exit 2)" in result.stdout
+    assert "preflight: 37 pass, 2 warn, 0 fail, 0 skip (exit 2)" in result.stdout
 
 
 def messages(machine, config):
@@ -140,3 +140,112 @@ def test_lcore_remapping_is_flagged(tmp_path):
     checks = {check: (status, message) for status, check, message in
               report(run_script("preflight", "--config", remapped, machine="tuned"))}
     assert checks["lcores"][0] == "WARN" and "--lcores" in checks["lcores"][1]
+    # lcore ids are still lcore ids: the main lcore is no worker; its CPU is unknown.
+    assert checks["main lcore"][0] == "PASS"
+    assert checks["main lcore siblings"][0] == "SKIP" and "--lcores" in checks["main lcore siblings"][1]
+    assert checks["main lcore isolation"][0] == "SKIP"
+
+
+# The main lcore runs the protocol loop (LACP, link state, failover, the scheduler) and the
+# management thread: not on a worker, not next to one on a physical core, not on an isolated CPU.
+# The fixtures' CPUs pair up into cores 0-1, 2-3, ...; tuned isolates 2-7,10-15.
+
+def gateway_with(tmp_path, main_lcore, workers, args=None):
+    text = (FIXTURES / "gateway.yaml").read_text()
+    text = text.replace("  main_lcore: 0\n", f"  main_lcore: {main_lcore}\n" +
+                        (f"  args: {args}\n" if args else ""))
+    text = text.replace("lcores: [2, 3, 10, 11]", f"lcores: {workers}")
+    config = tmp_path / "placed.yaml"
+    config.write_text(text)
+    return config
+
+
+def main_lcore_checks(config, machine="tuned"):
+    result = run_script("preflight", "--config", config, "--braid", BRAID, machine=machine,
+                        extra_path=FIXTURES / "tuned/bin")
+    return {check: (status, message) for status, check, message in report(result)
+            if check.startswith("main lcore")}, result
+
+
+def test_main_lcore_is_placed_well_on_the_tuned_machine():
+    checks = {check: value for check, value in messages("tuned", "gateway.yaml").items()
+              if check.startswith("main lcore")}
+    assert {check: status for check, (status, _) in checks.items()} == {
+        "main lcore": "PASS", "main lcore siblings": "PASS", "main lcore isolation": "PASS"}
+    assert checks["main lcore siblings"][1] == ("CPU 0 shares its physical core with CPU 1, no worker "
+                                                "(thread_siblings_list 0-1)")
+    assert "in neither isolcpus (2-7,10-15) nor nohz_full (2-7,10-15)" in checks["main lcore isolation"][1]
+
+
+def test_main_lcore_on_a_worker_fails_before_braid_does(tmp_path):
+    checks, result = main_lcore_checks(gateway_with(tmp_path, 2, [2, 3, 10, 11]))
+    status, message = checks["main lcore"]
+    assert status == "FAIL"
+    assert "lcore 2 (eal.main_lcore) is also a worker (workers.lcores 2-3,10-11)" in message
+    assert "braid refuses to start" in message
+    # What to do: a whole core that is neither a worker's nor isolated, on the same node.
+    assert "e.g. CPU 0 (thread_siblings_list 0-1)" in message
+    # The CPU checks would describe a worker's CPU: they wait for the fix.
+    assert checks["main lcore siblings"][0] == "SKIP"
+    assert checks["main lcore isolation"][0] == "SKIP"
+    assert result.returncode == 1
+
+
+def test_main_lcore_sharing_a_core_with_a_worker_warns(tmp_path):
+    checks, result = main_lcore_checks(gateway_with(tmp_path, 0, [1, 2, 3, 10, 11]), "untuned")
+    status, message = checks["main lcore siblings"]
+    assert status == "WARN"
+    assert "CPU 0 shares its physical core with worker CPU 1 (thread_siblings_list 0-1)" in message
+    assert "busy-polls" in message
+    # The first clean core of node 0 (nothing is isolated on untuned).
+    assert "e.g. CPU 4 (thread_siblings_list 4-5)" in message
+    assert checks["main lcore"][0] == "PASS"
+    assert checks["main lcore isolation"][0] == "PASS"
+
+
+def test_main_lcore_sibling_suggestion_crosses_nodes_when_it_must(tmp_path):
+    checks, _ = main_lcore_checks(gateway_with(tmp_path, 0, [1, 2, 3, 10, 11]))
+    # tuned isolates 2-7: node 0 has no clean core left, node 1 has 8-9.
+    assert "e.g. CPU 8 on node 1 (thread_siblings_list 8-9)" in checks["main lcore siblings"][1]
+
+
+def test_main_lcore_on_an_isolated_cpu_warns(tmp_path):
+    checks, _ = main_lcore_checks(gateway_with(tmp_path, 4, [2, 3, 10, 11]))
+    status, message = checks["main lcore isolation"]
+    assert status == "WARN"
+    assert "CPU 4 is in isolcpus (2-7,10-15) and nohz_full (2-7,10-15)" in message
+    assert "restarts the scheduler tick" in message
+    assert "e.g. CPU 0 (thread_siblings_list 0-1)" in message
+    # CPU 5 shares the core but polls nothing.
+    assert checks["main lcore siblings"][0] == "PASS"
+
+
+def test_main_lcore_next_to_an_isolated_cpu_warns(tmp_path, machine_copy):
+    machine = machine_copy("tuned")
+    (machine / "sys/devices/system/cpu/isolated").write_text("1-7,10-15\n")
+    checks, _ = main_lcore_checks(FIXTURES / "gateway.yaml", machine)
+    status, message = checks["main lcore isolation"]
+    assert status == "WARN"
+    assert "CPU 0 shares its physical core with isolated CPU 1 (isolcpus 1-7,10-15)" in message
+    assert checks["main lcore siblings"][0] == "PASS"
+
+
+def test_main_lcore_without_topology_in_sysfs(tmp_path, machine_copy):
+    machine = machine_copy("tuned")
+    for siblings in (machine / "sys/devices/system/cpu").glob("cpu*/topology/thread_siblings_list"):
+        siblings.unlink()
+    checks, _ = main_lcore_checks(FIXTURES / "gateway.yaml", machine)
+    status, message = checks["main lcore siblings"]
+    assert status == "SKIP" and "thread_siblings_list" in message
+    status, message = checks["main lcore isolation"]
+    assert status == "PASS" and "its siblings are unknown" in message
+
+
+def test_main_lcore_from_eal_args(tmp_path):
+    # A --main-lcore of eal.args is what EAL uses: preflight checks that lcore.
+    config = gateway_with(tmp_path, 0, [2, 3, 10, 11], args='["-l", "0,2-4,10,11", "--main-lcore", "4"]')
+    checks, _ = main_lcore_checks(config)
+    assert "lcore 4 (--main-lcore in eal.args)" in checks["main lcore"][1]
+    status, message = checks["main lcore isolation"]
+    assert status == "WARN" and "CPU 4 is in isolcpus" in message
+    assert "move --main-lcore in eal.args to" in message

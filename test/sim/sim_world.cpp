@@ -31,8 +31,8 @@ World::World(std::uint64_t seed, std::uint64_t tick_ns) : random_(seed), tick_ns
 int World::add_engine(const SystemConfig& system, const std::vector<PortConfig>& ports) {
   const int id = static_cast<int>(engines_.size());
   engines_.push_back(std::make_unique<LacpSystem>(
-      system, ports, [this, id](std::size_t port, ByteSpan frame) { transmit(id, port, frame); },
-      now_ns_));
+      system, ports,
+      [this, id](std::size_t port, ByteSpan frame) { return transmit(id, port, frame); }, now_ns_));
   muted_.push_back(false);
   return id;
 }
@@ -49,7 +49,9 @@ void World::restart_engine(int engine_id, const SystemConfig& system,
   }
   engines_[index] = std::make_unique<LacpSystem>(
       system, ports,
-      [this, engine_id](std::size_t port, ByteSpan frame) { transmit(engine_id, port, frame); },
+      [this, engine_id](std::size_t port, ByteSpan frame) {
+        return transmit(engine_id, port, frame);
+      },
       now_ns_);
   at(now_ns_ + down_ns, [this, its_cables] {
     for (const int cable : its_cables)
@@ -102,20 +104,33 @@ std::optional<int> World::cable_at(const Endpoint& end) const {
   return std::nullopt;
 }
 
-void World::transmit(int engine_id, std::size_t port, ByteSpan frame) {
+void World::set_traffic(int cable, bool on) {
+  cables_.at(static_cast<std::size_t>(cable)).traffic = on;
+}
+
+void World::refuse_tx(Endpoint from, unsigned frames) {
+  refusals_[{from.engine, from.port}] = frames;
+}
+
+bool World::transmit(int engine_id, std::size_t port, ByteSpan frame) {
   const Endpoint from{engine_id, port};
+  if (auto refusal = refusals_.find({engine_id, port});
+      refusal != refusals_.end() && refusal->second > 0) {
+    --refusal->second;
+    return false;
+  }
   if (capture_) captured_.push_back({now_ns_, from, {frame.begin(), frame.end()}});
   const auto id = cable_at(from);
-  if (!id) return;
+  if (!id) return true;  // sent into an unplugged port: gone, as on a NIC
   const Cable& cable = cables_[static_cast<std::size_t>(*id)];
-  if (!cable.up) return;
+  if (!cable.up) return true;
   const bool from_a = cable.a == from;
   const double loss = from_a ? cable.spec.loss_a_to_b : cable.spec.loss_b_to_a;
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
   const double roll = uniform(random_);  // always drawn, so loss settings don't shift the stream
   if (muted_[static_cast<std::size_t>(engine_id)] || roll < loss) {
     ++frames_lost_;
-    return;
+    return true;
   }
   const Endpoint to = from_a ? cable.b : cable.a;
   const std::uint64_t epoch = cable.epoch;
@@ -129,6 +144,7 @@ void World::transmit(int engine_id, std::size_t port, ByteSpan frame) {
     }
     engine(to.engine).on_frame(to.port, ByteSpan(bytes), now_ns_);
   });
+  return true;
 }
 
 void World::inject(Endpoint to, std::vector<std::uint8_t> frame, std::uint64_t delay_ns) {
@@ -153,6 +169,13 @@ void World::step(std::uint64_t limit_ns) {
     Pending pending = queue_.top();
     queue_.pop();
     pending.action();
+  }
+  if (now_ns_ >= next_tick_ns_) {
+    for (const Cable& cable : cables_) {
+      if (!cable.up || !cable.traffic) continue;
+      for (const Endpoint& end : {cable.a, cable.b})
+        engine(end.engine).on_neighbour_frames(end.port, now_ns_);
+    }
   }
   for (const auto& engine_ptr : engines_)
     engine_ptr->tick(now_ns_);

@@ -56,6 +56,11 @@ class World {
   void set_loss(int cable, double a_to_b, double b_to_a);
   // Frames sent by this engine are dropped on every cable (a partner that stops sending).
   void mute(int engine, bool muted);
+  // Data traffic on a cable (not LACP): while on and the cable is up, both ends report frames
+  // from the far end every control tick (LacpSystem::on_neighbour_frames).
+  void set_traffic(int cable, bool on);
+  // The port refuses the next `frames` it is asked to send (a full TX queue).
+  void refuse_tx(Endpoint from, unsigned frames);
 
   // Delivers a raw frame to an endpoint `delay_ns` from now, as if a third party sent it.
   void inject(Endpoint to, std::vector<std::uint8_t> frame, std::uint64_t delay_ns);
@@ -78,6 +83,7 @@ class World {
     Endpoint b;
     CableSpec spec;
     bool up = false;
+    bool traffic = false;
     std::uint64_t epoch = 0;  // bumps on every change; in-flight frames of old epochs are lost
   };
   struct Pending {
@@ -89,13 +95,14 @@ class World {
     }
   };
 
-  void transmit(int engine, std::size_t port, ByteSpan frame);
+  bool transmit(int engine, std::size_t port, ByteSpan frame);
   void link_event(const Endpoint& end, bool up, std::uint32_t speed_mbps);
   std::optional<int> cable_at(const Endpoint& end) const;
   void step(std::uint64_t limit_ns);
 
   std::vector<std::unique_ptr<LacpSystem>> engines_;
   std::vector<bool> muted_;
+  std::map<std::pair<int, std::size_t>, unsigned> refusals_;
   std::vector<Cable> cables_;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> queue_;
   std::mt19937_64 random_;

@@ -1,5 +1,6 @@
 #include "bond/dpdk/bond.hpp"
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 
@@ -7,6 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/clock.hpp"
 #include "config/config_validate.hpp"
 #include "log/log_types.hpp"
 
@@ -52,21 +54,21 @@ flow::HashPolicy policy_of(const config::BondConfig& config) {
 }  // namespace
 
 Bond::Bond(const config::BondConfig& config, std::vector<drivers::EthdevPort*> members,
-           std::uint16_t control_tx_queue, rte_mempool* control_pool, rte_rcu_qsbr* qsbr)
-    : config_(config),
-      control_tx_queue_(control_tx_queue),
-      control_pool_(control_pool),
-      hasher_(policy_of(config)),
-      publisher_(qsbr) {
+           const BondContext& context)
+    : config_(config), context_(context), hasher_(policy_of(config)), publisher_(context.qsbr) {
   if (members.size() > kMaxMembers) {
     throw std::invalid_argument("bond " + config_.name + ": at most " +
                                 std::to_string(kMaxMembers) + " members");
   }
   for (drivers::EthdevPort* port : members) {
-    Member member{port};
+    Member member;
+    member.port = port;
     rte_eth_macaddr_get(port->id(), &member.own_mac);
     if (!is_usable_unicast(member.own_mac)) {
       member.own_mac = derived_mac(config_.name, members_.size() + 1);
+    }
+    if (port->kernel_ifindex() != 0 && context_.kernel_links != nullptr) {
+      context_.kernel_links->watch(port->kernel_ifindex());
     }
     members_.push_back(member);
   }
@@ -77,14 +79,23 @@ Bond::Bond(const config::BondConfig& config, std::vector<drivers::EthdevPort*> m
     // As Linux bonding does: the first member's address.
     mac_ = members_.front().own_mac;
   }
-  const std::string ring_name = "slow_" + config_.name;
+  // Unique in the process (tests build several engines with the same bond names); rte_ring
+  // names are at most RTE_RING_NAMESIZE - 1 bytes.
+  static std::atomic<unsigned> rings_made{0};
+  const std::string ring_name =
+      ("slow" + std::to_string(rings_made.fetch_add(1)) + "_" + config_.name)
+          .substr(0, RTE_RING_NAMESIZE - 1);
   slow_ring_ = rte_ring_create(ring_name.c_str(), kSlowRingSize, SOCKET_ID_ANY, RING_F_SC_DEQ);
   if (slow_ring_ == nullptr) {
     throw std::runtime_error("bond " + config_.name + ": cannot create ring " + ring_name + ": " +
                              rte_strerror(rte_errno));
   }
-  shared_ = {&publisher_, &hasher_, slow_ring_, &record_activity_,
-             static_cast<std::uint16_t>(members_.size())};
+  shared_ = {&publisher_,
+             &hasher_,
+             slow_ring_,
+             &record_activity_,
+             static_cast<std::uint16_t>(members_.size()),
+             partner_sources_.data()};
   lsc_registered_.assign(members_.size(), false);
 }
 
@@ -116,8 +127,11 @@ void Bond::prepare_members() {
 }
 
 int Bond::on_link_interrupt(std::uint16_t, rte_eth_event_type, void* bond, void*) {
-  // Runs on EAL's interrupt thread: only flag it; the control thread reads links itself.
-  static_cast<Bond*>(bond)->link_event_.store(true, std::memory_order_release);
+  // Runs on EAL's interrupt thread: only flag it and wake the protocol loop, which reads the
+  // links itself.
+  auto* self = static_cast<Bond*>(bond);
+  self->link_event_.store(true, std::memory_order_release);
+  if (self->context_.waker != nullptr) self->context_.waker->notify();
   return 0;
 }
 
@@ -131,9 +145,7 @@ void Bond::start(std::uint64_t now_ns) {
                    "01-80-C2-00-00-02 may not arrive\n",
                    config_.name.c_str(), members_[m].port->name().c_str(), strerror(-rc));
     }
-    rte_eth_dev_info info{};
-    if (rte_eth_dev_info_get(port_id, &info) == 0 && info.dev_flags != nullptr &&
-        (*info.dev_flags & RTE_ETH_DEV_INTR_LSC) != 0) {
+    if (members_[m].port->lsc_interrupts()) {
       lsc_registered_[m] = rte_eth_dev_callback_register(port_id, RTE_ETH_EVENT_INTR_LSC,
                                                          on_link_interrupt, this) == 0;
     }
@@ -158,7 +170,13 @@ void Bond::start(std::uint64_t now_ns) {
     }
     lacp_ = std::make_unique<lacp::LacpSystem>(
         system, ports,
-        [this](std::size_t member, ByteSpan frame) { send_control_frame(member, frame); }, now_ns);
+        [this](std::size_t member, ByteSpan frame) { return send_control_frame(member, frame); },
+        now_ns);
+    for (Member& member : members_) {
+      rte_eth_stats stats{};
+      if (rte_eth_stats_get(member.port->id(), &stats) == 0)
+        member.rx_packets_seen = stats.ipackets;
+    }
   }
   buckets_.assign(config_.buckets, kNoMember);
   log(now_ns, "started, MAC " + mac_text(mac_));
@@ -167,19 +185,94 @@ void Bond::start(std::uint64_t now_ns) {
 }
 
 std::uint64_t Bond::poll(std::uint64_t now_ns) {
-  if (link_event_.exchange(false, std::memory_order_acq_rel) || now_ns >= next_link_poll_ns_) {
-    poll_links(now_ns);
-  }
+  const bool event = link_event_.exchange(false, std::memory_order_acq_rel);
+  if (now_ns >= next_link_poll_ns_)
+    note_lateness(DeadlineKind::kLinkPoll, next_link_poll_ns_, now_ns);
+  if (event || now_ns >= next_link_poll_ns_) poll_links(now_ns);
   poll_slow_queues(now_ns);
-  drain_slow_ring(now_ns);
-  if (lacp_) {
-    if (now_ns >= lacp_->next_deadline_ns()) lacp_->tick(now_ns);
-    if (lacp_->generation() != lacp_generation_) rebuild(now_ns, "LACP state changed");
-  }
+  const bool ring_left = drain_slow_ring(now_ns);
+  send_pending_goodbyes(now_ns);
+  if (lacp_) run_lacp(now_ns);
   publisher_.reclaim();
   std::uint64_t next = next_link_poll_ns_;
   if (lacp_) next = std::min(next, lacp_->next_deadline_ns());
-  return next;
+  if (lacp_ && config_.lacp.fallback) next = std::min(next, next_neighbour_check_ns_);
+  for (const Member& member : members_) {
+    if (member.goodbye) next = std::min(next, now_ns + lacp::kTxRetryTime);
+  }
+  // Frames left on the ring: come back at once (the loop serves its other work in between).
+  return ring_left ? now_ns : next;
+}
+
+void Bond::note_lateness(DeadlineKind kind, std::uint64_t deadline_ns, std::uint64_t now_ns) {
+  if (context_.lag == nullptr || deadline_ns == 0 || deadline_ns == lacp::kNever) return;
+  const std::uint64_t late = context_.lag->record(kind, deadline_ns, now_ns);
+  if (kind == DeadlineKind::kLinkPoll || !context_.lag->over_slack(late)) return;
+  // An LACP deadline missed by more than the slack: the protocol loop did not get the CPU.
+  constexpr std::uint64_t kWarningInterval = 10'000'000'000;
+  if (last_late_warning_ns_ != 0 && now_ns - last_late_warning_ns_ < kWarningInterval) {
+    ++late_warnings_suppressed_;
+    return;
+  }
+  BRAID_LOG_TO(kBond, WARNING,
+               "bond %s: %s deadline served %.1f ms late (slack %.0f ms; %llu more since the last "
+               "warning): the protocol loop lacks CPU; give the main lcore a CPU of its own "
+               "(doc/deploy.md)\n",
+               config_.name.c_str(),
+               std::string(kDeadlineKindNames[static_cast<std::size_t>(kind)]).c_str(),
+               static_cast<double>(late) / 1e6, static_cast<double>(context_.lag->slack_ns()) / 1e6,
+               static_cast<unsigned long long>(late_warnings_suppressed_));
+  last_late_warning_ns_ = now_ns;
+  late_warnings_suppressed_ = 0;
+}
+
+void Bond::run_lacp(std::uint64_t now_ns) {
+  observe_neighbours(now_ns);
+  if (now_ns >= lacp_->next_deadline_ns()) {
+    const std::uint64_t periodic = lacp_->next_periodic_ns();
+    if (now_ns >= periodic) note_lateness(DeadlineKind::kLacpPeriodic, periodic, now_ns);
+    const std::uint64_t expiry = lacp_->next_expiry_ns();
+    if (now_ns >= expiry) note_lateness(DeadlineKind::kLacpExpiry, expiry, now_ns);
+    lacp_->tick(now_ns);
+  }
+  log_fallback_changes(now_ns);
+  if (lacp_->generation() != lacp_generation_) rebuild(now_ns, "LACP state changed");
+}
+
+// Fallback needs proof that the far end is alive (config.hpp): frames arriving on the member.
+// Read once a second, only where fallback is configured.
+void Bond::observe_neighbours(std::uint64_t now_ns) {
+  if (!config_.lacp.fallback || now_ns < next_neighbour_check_ns_) return;
+  constexpr std::uint64_t kNeighbourCheckInterval = 1'000'000'000;
+  next_neighbour_check_ns_ = now_ns + kNeighbourCheckInterval;
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    rte_eth_stats stats{};
+    if (rte_eth_stats_get(members_[m].port->id(), &stats) != 0) continue;
+    if (stats.ipackets != members_[m].rx_packets_seen) lacp_->on_neighbour_frames(m, now_ns);
+    members_[m].rx_packets_seen = stats.ipackets;
+  }
+}
+
+void Bond::log_fallback_changes(std::uint64_t now_ns) {
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    const lacp::FallbackState state = lacp_->fallback(m);
+    if (state == members_[m].fallback) continue;
+    const bool engaged = state == lacp::FallbackState::kEngaged;
+    const bool was_engaged = members_[m].fallback == lacp::FallbackState::kEngaged;
+    members_[m].fallback = state;
+    if (engaged) {
+      BRAID_LOG_TO(kBond, WARNING,
+                   "bond %s: member %s: LACP fallback engaged: no LACPDU for %.0f s and frames "
+                   "from the far end; it carries traffic as an individual link, unchecked by "
+                   "any partner (lacp.fallback, doc/lacp.md)\n",
+                   config_.name.c_str(), members_[m].port->name().c_str(),
+                   static_cast<double>(lacp::kLongTimeoutTime) / 1e9);
+    }
+    if (engaged || was_engaged) {
+      log(now_ns,
+          "member " + members_[m].port->name() + " LACP fallback " + lacp::to_string(state));
+    }
+  }
 }
 
 void Bond::poll_links(std::uint64_t now_ns) {
@@ -189,7 +282,12 @@ void Bond::poll_links(std::uint64_t now_ns) {
     Member& member = members_[m];
     rte_eth_link link{};
     if (rte_eth_link_get_nowait(member.port->id(), &link) != 0) continue;
-    const bool up = link.link_status == RTE_ETH_LINK_UP;
+    bool up = link.link_status == RTE_ETH_LINK_UP;
+    // A kernel interface's own link (net_af_packet says up from start to stop).
+    if (const int ifindex = member.port->kernel_ifindex();
+        ifindex != 0 && context_.kernel_links != nullptr) {
+      up = up && context_.kernel_links->up(ifindex).value_or(true);
+    }
     const bool full_duplex = link.link_duplex == RTE_ETH_LINK_FULL_DUPLEX;
     if (up == member.link_up && link.link_speed == member.speed_mbps) continue;
     member.link_up = up;
@@ -240,6 +338,8 @@ void Bond::rebuild(std::uint64_t now_ns, const std::string& cause) {
     switch (config_.mode) {
       case config::BondMode::kLacp:
         table->collecting[m] = lacp_->collecting(m) && members_[m].admin_up;
+        // Its partner's frames lose their own rate limit with the partner (on_slow_frame).
+        if (!lacp_->collecting(m)) partner_sources_[m].store(0, std::memory_order_relaxed);
         break;
       case config::BondMode::kStatic:
         table->collecting[m] = members_[m].link_up && members_[m].admin_up;
@@ -275,10 +375,64 @@ void Bond::rebuild(std::uint64_t now_ns, const std::string& cause) {
 void Bond::set_member_admin(std::size_t m, bool up, std::uint64_t now_ns) {
   Member& member = members_.at(m);
   if (member.admin_up == up) return;
+  if (!up) say_goodbye(m, now_ns);
   member.admin_up = up;
+  if (up) member.goodbye.reset();
   log(now_ns, "member " + member.port->name() + " admin " + (up ? "up" : "down"));
   if (lacp_) lacp_->on_link(m, member.link_up && up, member.speed_mbps, member.full_duplex, now_ns);
   rebuild(now_ns, "admin change");
+}
+
+void Bond::say_goodbye(std::size_t m, std::uint64_t now_ns) {
+  if (!lacp_ || !members_[m].link_up) return;
+  members_[m].goodbye = lacp_->goodbye_frame(m);
+  send_pending_goodbyes(now_ns);
+}
+
+void Bond::send_pending_goodbyes(std::uint64_t now_ns) {
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    Member& member = members_[m];
+    if (!member.goodbye) continue;
+    if (!member.link_up) {
+      member.goodbye.reset();  // the link went down: the partner knows
+      continue;
+    }
+    if (!send_control_frame(m, ByteSpan(*member.goodbye))) continue;  // next poll
+    member.goodbye.reset();
+    lacp_->goodbye_sent(m, now_ns);
+    ++counters_.goodbye_tx;
+    log(now_ns, "member " + member.port->name() + ": goodbye LACPDU sent (out of sync)");
+  }
+}
+
+std::size_t Bond::leave_service(std::uint64_t now_ns, std::uint64_t patience_ns) {
+  const std::uint64_t sent_before = counters_.goodbye_tx;
+  if (lacp_) {
+    for (std::size_t m = 0; m < members_.size(); ++m) {
+      if (members_[m].admin_up) members_[m].goodbye = lacp_->goodbye_frame(m);
+    }
+    const std::uint64_t until = now_ns + patience_ns;
+    for (std::uint64_t now = now_ns;; now = monotonic_ns()) {
+      send_pending_goodbyes(now);
+      const bool pending = std::any_of(members_.begin(), members_.end(), [](const Member& member) {
+        return member.goodbye.has_value();
+      });
+      if (!pending || now >= until) break;
+      rte_delay_us_sleep(100);
+    }
+  }
+  if (config_.link_down_on_stop) {
+    for (Member& member : members_) {
+      if (const std::string error = member.port->set_link(false); !error.empty()) {
+        BRAID_LOG_TO(kBond, WARNING,
+                     "bond %s: member %s: cannot take the link down (%s, driver %s); the far "
+                     "end keeps its carrier\n",
+                     config_.name.c_str(), member.port->name().c_str(), error.c_str(),
+                     member.port->driver().c_str());
+      }
+    }
+  }
+  return counters_.goodbye_tx - sent_before;
 }
 
 bool Bond::set_lacp_rate(bool fast, std::uint64_t now_ns) {
@@ -307,20 +461,21 @@ void Bond::set_weight_targets(const std::vector<std::uint32_t>& weights, std::ui
   if (usability_changed) rebuild(now_ns, "weights");
 }
 
-bool Bond::publish_assignment(std::span<const MemberIndex> buckets, std::uint64_t now_ns,
-                              const std::string& cause) {
+std::optional<std::uint64_t> Bond::publish_assignment(std::span<const MemberIndex> buckets,
+                                                      std::uint64_t now_ns,
+                                                      const std::string& cause) {
   const BondTable* current = publisher_.current();
-  if (current == nullptr || buckets.size() != buckets_.size()) return false;
+  if (current == nullptr || buckets.size() != buckets_.size()) return std::nullopt;
   std::uint32_t moved = 0;
   for (std::size_t b = 0; b < buckets.size(); ++b) {
     if (buckets[b] != buckets_[b]) {
       const bool held = buckets[b] == kHeldBucket;
       if (!held && (buckets[b] >= members_.size() || !current->distributing[buckets[b]]))
-        return false;
+        return std::nullopt;
       ++moved;
     }
   }
-  if (moved == 0) return true;
+  if (moved == 0) return current->generation;
   auto table = std::make_unique<BondTable>(*current);
   table->buckets.assign(buckets.begin(), buckets.end());
   buckets_ = table->buckets;
@@ -331,7 +486,7 @@ bool Bond::publish_assignment(std::span<const MemberIndex> buckets, std::uint64_
   // Flowlet moves happen every period: counted, logged only at debug level.
   BRAID_LOG_TO(kBond, DEBUG, "bond %s: table %llu (%s): %u buckets moved\n", config_.name.c_str(),
                static_cast<unsigned long long>(publisher_.published()), cause.c_str(), moved);
-  return true;
+  return publisher_.published();
 }
 
 BucketActivityArray* Bond::activity_for_worker(std::size_t worker) {
@@ -347,10 +502,14 @@ std::vector<MemberStatus> Bond::members() const {
   const std::vector<std::uint32_t> counts = bucket_counts(buckets_, members_.size());
   for (std::size_t m = 0; m < members_.size(); ++m) {
     const Member& member = members_[m];
+    const char* link_source =
+        member.port->lsc_interrupts()                                            ? "interrupt"
+        : member.port->kernel_ifindex() != 0 && context_.kernel_links != nullptr ? "kernel"
+                                                                                 : "poll";
     status.push_back({member.port->name(), member.port->id(), member.link_up, member.speed_mbps,
                       member.admin_up, table != nullptr && table->collecting[m],
                       table != nullptr && table->distributing[m], member.weight, counts[m],
-                      member.slow_queue});
+                      member.slow_queue, link_source, member.slow_policed});
   }
   return status;
 }

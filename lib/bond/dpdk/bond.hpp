@@ -1,6 +1,7 @@
-// A bond on the control thread: its members' link state, LACP (in mode lacp), the choice of
+// A bond on the protocol loop: its members' link state, LACP (in mode lacp), the choice of
 // which members distribute and collect, and the tables it publishes to workers. Single-threaded:
-// only the control thread calls it (poll(), admin changes, snapshots).
+// only the protocol loop calls it (poll(), admin changes, snapshots); EAL's interrupt thread only
+// flags a link event and wakes the loop.
 #pragma once
 
 #include <rte_ethdev.h>
@@ -20,10 +21,14 @@
 
 #include "bond/dpdk/bond_datapath.hpp"
 #include "bond/dpdk/table_publisher.hpp"
+#include "common/deadline_lag.hpp"
+#include "common/token_bucket.hpp"
+#include "common/waker.hpp"
 #include "config/config.hpp"
 #include "flow/flow_hash.hpp"
 #include "lacp/lacp_system.hpp"
 #include "port/ethdev_port.hpp"
+#include "port/kernel_links.hpp"
 
 namespace braid::bond {
 
@@ -44,6 +49,11 @@ struct MemberStatus {
   std::uint32_t buckets = 0;
   // The RX queue its Slow Protocols frames are steered to; none: workers divert them (ring).
   std::optional<std::uint16_t> slow_rx_queue;
+  // Where its link state comes from: "interrupt" (the PMD's link-status interrupt), "kernel"
+  // (netlink, for net_af_packet) or "poll" (every link_poll_us).
+  const char* link_source = "poll";
+  std::uint64_t slow_policed = 0;      // Slow Protocols frames over its rate limit, dropped
+  std::uint64_t slow_unsupported = 0;  // ... of a subtype braid does not run, dropped
 };
 
 struct BondCounters {
@@ -56,16 +66,35 @@ struct BondCounters {
   // Dropped: frames on a slow queue that are not Slow Protocols (a NIC that mis-steers). The
   // control thread cannot forward them (it owns no worker's TX queue).
   std::uint64_t slow_queue_misdirected = 0;
+  // Dropped: Slow Protocols frames over a member's rate limit (slow_policer.hpp), on the
+  // protocol loop. Workers police before the ring as well (drop reason slow_policed).
+  std::uint64_t slow_policed = 0;
+  // Dropped: Slow Protocols frames of a subtype other than LACP and Marker (OAM, ESMC) that
+  // reached the protocol loop (from a steered queue; workers drop them as slow_unsupported).
+  std::uint64_t slow_unsupported = 0;
+  // Polls that left frames on the ring for the next one (their budget ran out: a flood).
+  std::uint64_t slow_ring_budget_hits = 0;
   std::uint64_t control_tx = 0;         // LACPDUs and marker responses sent
   std::uint64_t control_tx_failed = 0;  // ... that the member's control TX queue refused
+  std::uint64_t control_no_mbuf = 0;    // ... for which the control pool had no mbuf
+  std::uint64_t goodbye_tx = 0;         // out-of-sync LACPDUs as members left service
+};
+
+// What a bond needs from the engine.
+struct BondContext {
+  std::uint16_t control_tx_queue = 0;  // reserved on every member for this bond's LACPDUs
+  rte_mempool* control_pool = nullptr;
+  rte_rcu_qsbr* qsbr = nullptr;
+  drivers::KernelLinks* kernel_links = nullptr;  // link state of members on kernel interfaces
+  const Waker* waker = nullptr;                  // link interrupts wake the protocol loop
+  DeadlineLag* lag = nullptr;                    // lateness of link polls and LACP timers
 };
 
 class Bond {
  public:
-  // `members` are the member ports in config order; each has `control_tx_queue` reserved for
-  // this bond's LACPDUs. `now_ns` is the control thread's monotonic clock.
+  // `members` are the member ports in config order.
   Bond(const config::BondConfig& config, std::vector<drivers::EthdevPort*> members,
-       std::uint16_t control_tx_queue, rte_mempool* control_pool, rte_rcu_qsbr* qsbr);
+       const BondContext& context);
   ~Bond();
   Bond(const Bond&) = delete;
   Bond& operator=(const Bond&) = delete;
@@ -80,12 +109,20 @@ class Bond {
   // After the members started: allmulti (01-80-C2-00-00-02 must reach us), first link poll,
   // LACP machines, first table.
   void start(std::uint64_t now_ns);
-  // Everything periodic: link polling, Slow Protocols frames, LACP timers, table rebuilds.
-  // Returns the time at which it next has work.
+  // Everything periodic: link polling, Slow Protocols frames (each source drained with a
+  // budget), LACP timers, table rebuilds. Returns the time at which it next has work.
   std::uint64_t poll(std::uint64_t now_ns);
+  // A member's kernel interface changed (the protocol loop read KernelLinks): links are read
+  // at the next poll.
+  void notify_link_event() { link_event_.store(true, std::memory_order_release); }
 
-  // Admin up/down of a member (console `set member`): takes effect at once.
+  // Admin up/down of a member (console `set member`): takes effect at once. Down says goodbye
+  // to the LACP partner first (an out-of-sync LACPDU), so it stops sending to the member.
   void set_member_admin(std::size_t member, bool up, std::uint64_t now_ns);
+  // braid stops (workers parked, ports still started): says goodbye to the LACP partner on
+  // every member, retrying a refused frame for up to `patience_ns`, then takes member links
+  // down where the config asks (link_down_on_stop) and the PMD can. Returns goodbyes sent.
+  std::size_t leave_service(std::uint64_t now_ns, std::uint64_t patience_ns);
   // LACP rate at run time (console `set bond <b> lacp rate fast|slow`); false if not mode lacp.
   bool set_lacp_rate(bool fast, std::uint64_t now_ns);
   // Member weights (the scheduler's output); applied to usable members at once.
@@ -103,10 +140,11 @@ class Bond {
     record_activity_.store(managed, std::memory_order_relaxed);
   }
   // Publishes `buckets` (same size as the table) through the same RCU path as rebuilds. Refused
-  // (false) when a bucket names a member that does not distribute in the current table; a
+  // (nullopt) when a bucket names a member that does not distribute in the current table; a
   // bucket may be kHeldBucket (workers hold its packets until a later table names its member).
-  bool publish_assignment(std::span<const MemberIndex> buckets, std::uint64_t now_ns,
-                          const std::string& cause);
+  // Returns the generation now current (unchanged when nothing moved).
+  std::optional<std::uint64_t> publish_assignment(std::span<const MemberIndex> buckets,
+                                                  std::uint64_t now_ns, const std::string& cause);
   const std::vector<MemberIndex>& assignment() const { return buckets_; }
   // Worker w's own per-bucket activity array (created on first request, before workers start).
   BucketActivityArray* activity_for_worker(std::size_t worker);
@@ -127,7 +165,7 @@ class Bond {
 
  private:
   struct Member {
-    drivers::EthdevPort* port;
+    drivers::EthdevPort* port = nullptr;
     rte_ether_addr own_mac{};  // the port's own address: source of its LACPDUs
     bool link_up = false;
     std::uint32_t speed_mbps = 0;
@@ -135,13 +173,28 @@ class Bond {
     bool admin_up = true;
     std::uint32_t weight = 1;
     std::optional<std::uint16_t> slow_queue{};  // steered: the control thread polls it
+    SlowPolicer slow_policer{1'000'000'000};
+    std::uint64_t slow_policed = 0;
+    std::uint64_t slow_unsupported = 0;
+    std::optional<lacp::SlowFrame> goodbye;  // refused by the port: sent again at the next poll
+    std::uint64_t rx_packets_seen = 0;       // the port's ipackets at the last neighbour check
+    lacp::FallbackState fallback = lacp::FallbackState::kOff;  // as last logged
   };
 
   void poll_links(std::uint64_t now_ns);
   void poll_slow_queues(std::uint64_t now_ns);
-  void drain_slow_ring(std::uint64_t now_ns);
+  // True when the budget ran out with frames left on the ring.
+  bool drain_slow_ring(std::uint64_t now_ns);
   void on_slow_frame(std::size_t member, const rte_mbuf* frame, std::uint64_t now_ns);
-  void send_control_frame(std::size_t member, ByteSpan frame);
+  bool send_control_frame(std::size_t member, ByteSpan frame);
+  rte_mbuf* control_mbuf();
+  // Goodbye to the partner on `member` as it leaves service (LacpSystem::goodbye_frame).
+  void say_goodbye(std::size_t member, std::uint64_t now_ns);
+  void send_pending_goodbyes(std::uint64_t now_ns);
+  void run_lacp(std::uint64_t now_ns);
+  void observe_neighbours(std::uint64_t now_ns);
+  void log_fallback_changes(std::uint64_t now_ns);
+  void note_lateness(DeadlineKind kind, std::uint64_t deadline_ns, std::uint64_t now_ns);
   void rebuild(std::uint64_t now_ns, const std::string& cause);
   bool usable(std::size_t member) const;
   void log(std::uint64_t now_ns, std::string text);
@@ -150,8 +203,7 @@ class Bond {
 
   config::BondConfig config_;
   std::vector<Member> members_;
-  std::uint16_t control_tx_queue_;
-  rte_mempool* control_pool_;
+  BondContext context_;
   rte_ether_addr mac_{};
   flow::FlowHasher hasher_;
   TablePublisher publisher_;
@@ -162,6 +214,9 @@ class Bond {
   std::optional<std::size_t> active_backup_member_;
   std::vector<MemberIndex> buckets_;
   std::uint64_t next_link_poll_ns_ = 0;
+  std::uint64_t next_neighbour_check_ns_ = 0;
+  std::uint64_t last_late_warning_ns_ = 0;
+  std::uint64_t late_warnings_suppressed_ = 0;
   std::atomic<bool> link_event_{false};
   std::vector<bool> lsc_registered_;
   std::uint64_t last_publish_ns_ = 0;
@@ -169,6 +224,8 @@ class Bond {
   std::deque<BondEvent> events_;
   bool flowlet_managed_ = false;
   std::atomic<bool> record_activity_{false};
+  // Per member, its partner's source address for the workers' policers (BondShared).
+  std::array<std::atomic<std::uint64_t>, kMaxMembers> partner_sources_{};
   std::vector<std::unique_ptr<BucketActivityArray>> activity_;
 };
 

@@ -61,19 +61,21 @@ void show_bond(const Bond& bond, Output& out) {
   section.value("buckets", config.buckets);
   section.value("min_links", config.min_links);
   std::size_t distributing = 0;
-  control::Table& members =
-      section.table("members", {"member", "link", "speed_mbps", "admin", "collecting",
-                                "distributing", "weight", "buckets", "tx_packets", "slow_path"});
+  control::Table& members = section.table(
+      "members", {"member", "link", "link_source", "speed_mbps", "admin", "collecting",
+                  "distributing", "weight", "buckets", "tx_packets", "slow_path"});
   for (const MemberStatus& member : bond.members()) {
     rte_eth_stats stats{};
     rte_eth_stats_get(member.port_id, &stats);
     distributing += member.distributing ? 1 : 0;
-    members.row({member.name, member.link_up ? "up" : "down", member.speed_mbps,
-                 member.admin_up ? "up" : "down", member.collecting, member.distributing,
-                 member.weight, member.buckets, std::uint64_t{stats.opackets},
+    members.row({member.name, member.link_up ? "up" : "down", std::string(member.link_source),
+                 member.speed_mbps, member.admin_up ? "up" : "down", member.collecting,
+                 member.distributing, member.weight, member.buckets, std::uint64_t{stats.opackets},
                  slow_path_text(member)});
   }
-  section.value("status", distributing >= config.min_links ? "up" : "down (below min_links)");
+  section.value("status", distributing == 0                  ? "down (no member distributing)"
+                          : distributing >= config.min_links ? "up"
+                                                             : "down (below min_links)");
   const BondCounters& counters = bond.counters();
   section.value("tables_published", counters.tables_published);
   section.value("buckets_moved", counters.buckets_moved);
@@ -84,8 +86,13 @@ void show_bond(const Bond& bond, Output& out) {
   section.value("slow_rx_diverted", counters.slow_rx_diverted);
   section.value("slow_frames_ignored", counters.slow_frames_ignored);
   section.value("slow_queue_misdirected", counters.slow_queue_misdirected);
+  section.value("slow_policed", counters.slow_policed);
+  section.value("slow_unsupported", counters.slow_unsupported);
+  section.value("slow_ring_budget_hits", counters.slow_ring_budget_hits);
   section.value("control_tx", counters.control_tx);
   section.value("control_tx_failed", counters.control_tx_failed);
+  section.value("control_no_mbuf", counters.control_no_mbuf);
+  section.value("goodbye_tx", counters.goodbye_tx);
   control::Table& events = section.table("recent_events", {"age", "event"});
   const auto& log = bond.events();
   const std::size_t first = log.size() > kRecentEvents ? log.size() - kRecentEvents : 0;
@@ -110,7 +117,7 @@ void show_lacp(const Bond& bond, bool detail, Output& out) {
   control::Table& table =
       section.table("ports", {"member", "port", "actor_key", "actor_state", "partner_system",
                               "partner_key", "partner_port", "partner_state", "receive", "mux",
-                              "selected", "lacpdu_rx", "lacpdu_tx", "bad"});
+                              "selected", "fallback", "lacpdu_rx", "lacpdu_tx", "bad"});
   for (std::size_t p = 0; p < snapshot.ports.size(); ++p) {
     const lacp::PortSnapshot& port = snapshot.ports[p];
     table.row({p < members.size() ? members[p].name : "?", port.port_number, port.actor.key,
@@ -119,22 +126,59 @@ void show_lacp(const Bond& bond, bool detail, Output& out) {
                std::to_string(port.partner.port_priority) + "," +
                    std::to_string(port.partner.port_number),
                lacp::state_string(port.partner.state), port.receive_state, port.mux_state,
-               port.selected, port.counters.lacpdu_rx, port.counters.lacpdu_tx,
+               port.selected, port.fallback, port.counters.lacpdu_rx, port.counters.lacpdu_tx,
                port.counters.bad_pdu_total});
   }
+  section.value("fallback", bond.config().lacp.fallback ? "on" : "off");
   section.line(
       "state bits: A=activity T=short timeout G=aggregation S=sync C=collecting "
       "D=distributing F=defaulted E=expired");
   if (!detail) return;
   const std::uint64_t now = monotonic_ns();
-  control::Table& ports =
-      section.table("machines", {"member", "periodic", "actor_churn", "partner_churn", "marker_rx",
-                                 "marker_response_tx", "lacpdu_tx_deferred"});
+  control::Table& ports = section.table(
+      "machines", {"member", "periodic", "actor_churn", "partner_churn", "lacpdu_heard"});
   for (std::size_t p = 0; p < snapshot.ports.size(); ++p) {
     const lacp::PortSnapshot& port = snapshot.ports[p];
     ports.row({p < members.size() ? members[p].name : "?", port.periodic_state,
-               port.actor_churn_state, port.partner_churn_state, port.counters.marker_rx,
-               port.counters.marker_response_tx, port.counters.lacpdu_tx_deferred});
+               port.actor_churn_state, port.partner_churn_state,
+               port.lacpdu_heard_ns != 0 && port.lacpdu_heard_ns <= now
+                   ? age_text(port.lacpdu_heard_ns, now)
+                   : std::string("never")});
+  }
+  // Every frame the member's LACP received or sent is in one of these columns.
+  std::vector<std::string> columns = {"member",
+                                      "lacpdu_rx",
+                                      "lacpdu_rx_ignored",
+                                      "lacpdu_tx",
+                                      "lacpdu_tx_deferred",
+                                      "lacpdu_tx_failed",
+                                      "goodbye_tx",
+                                      "marker_rx",
+                                      "marker_response_rx",
+                                      "marker_response_tx",
+                                      "marker_response_suppressed",
+                                      "marker_response_tx_failed"};
+  for (std::size_t e = 1; e < lacp::kDecodeErrorCount; ++e)
+    columns.push_back(std::string("rejected_") +
+                      lacp::to_string(static_cast<lacp::DecodeError>(e)));
+  control::Table& counts = section.table("counters", columns);
+  for (std::size_t p = 0; p < snapshot.ports.size(); ++p) {
+    const lacp::PortCounters& c = snapshot.ports[p].counters;
+    std::vector<control::Value> row = {p < members.size() ? members[p].name : "?",
+                                       c.lacpdu_rx,
+                                       c.lacpdu_rx_ignored,
+                                       c.lacpdu_tx,
+                                       c.lacpdu_tx_deferred,
+                                       c.lacpdu_tx_failed,
+                                       c.goodbye_tx,
+                                       c.marker_rx,
+                                       c.marker_response_rx,
+                                       c.marker_response_tx,
+                                       c.marker_response_suppressed,
+                                       c.marker_response_tx_failed};
+    for (std::size_t e = 1; e < lacp::kDecodeErrorCount; ++e)
+      row.push_back(c.bad_pdu[e]);
+    counts.row(row);
   }
   control::Table& events = section.table("transitions", {"age", "port", "machine", "from", "to"});
   const std::vector<lacp::Event> log = system->event_log().events();
@@ -260,11 +304,65 @@ void register_metrics(control::ControlPlane& control, const std::vector<Bond*>& 
       w.sample({{"bond", bond->name()}, {"path", "steered"}}, bond->counters().slow_rx_steered);
       w.sample({{"bond", bond->name()}, {"path", "diverted"}}, bond->counters().slow_rx_diverted);
     }
-    w.family("braid_bond_drops_total", "frames the bond's control thread dropped, by reason",
+    w.family("braid_bond_drops_total", "frames the bond's protocol loop dropped, by reason",
              MetricType::kCounter);
     for (Bond* bond : bonds) {
       w.sample({{"bond", bond->name()}, {"reason", "slow_queue_misdirected"}},
                bond->counters().slow_queue_misdirected);
+      w.sample({{"bond", bond->name()}, {"reason", "slow_policed"}}, bond->counters().slow_policed);
+      w.sample({{"bond", bond->name()}, {"reason", "slow_unsupported"}},
+               bond->counters().slow_unsupported);
+    }
+    w.family("braid_bond_control_tx_failed_total",
+             "LACPDUs and marker responses a member's control TX queue refused, or that found "
+             "the control pool empty",
+             MetricType::kCounter);
+    for (Bond* bond : bonds)
+      w.sample({{"bond", bond->name()}}, bond->counters().control_tx_failed);
+    w.family("braid_lacp_goodbye_total",
+             "out-of-sync LACPDUs sent as members left service (admin down, stop)",
+             MetricType::kCounter);
+    lacp_port_samples(w, bonds, [](const lacp::PortSnapshot& p) { return p.counters.goodbye_tx; });
+    w.family("braid_lacp_fallback_engaged",
+             "1 while the member carries traffic without a LACP partner (lacp.fallback)",
+             MetricType::kGauge);
+    lacp_port_samples(w, bonds, [](const lacp::PortSnapshot& p) {
+      return std::string_view(p.fallback) == "engaged";
+    });
+    w.family("braid_lacp_rejected_total",
+             "Slow Protocols frames LACP rejected, by reason (doc/lacp.md)", MetricType::kCounter);
+    for (Bond* bond : bonds) {
+      if (bond->lacp() == nullptr) continue;
+      const std::vector<MemberStatus> members = bond->members();
+      for (std::size_t p = 0; p < members.size(); ++p) {
+        const lacp::PortCounters& counters = bond->lacp()->counters(p);
+        for (std::size_t e = 1; e < lacp::kDecodeErrorCount; ++e) {
+          w.sample({{"bond", bond->name()},
+                    {"member", members[p].name},
+                    {"reason", lacp::to_string(static_cast<lacp::DecodeError>(e))}},
+                   counters.bad_pdu[e]);
+        }
+      }
+    }
+    w.family("braid_lacp_marker_total",
+             "marker PDUs by kind: received requests and responses, responses sent, "
+             "suppressed (over 10 a second) and refused by the port",
+             MetricType::kCounter);
+    for (Bond* bond : bonds) {
+      if (bond->lacp() == nullptr) continue;
+      const std::vector<MemberStatus> members = bond->members();
+      for (std::size_t p = 0; p < members.size(); ++p) {
+        const lacp::PortCounters& c = bond->lacp()->counters(p);
+        const std::pair<const char*, std::uint64_t> kinds[] = {
+            {"request_rx", c.marker_rx},
+            {"response_rx", c.marker_response_rx},
+            {"response_tx", c.marker_response_tx},
+            {"response_suppressed", c.marker_response_suppressed},
+            {"response_tx_failed", c.marker_response_tx_failed}};
+        for (const auto& [kind, value] : kinds) {
+          w.sample({{"bond", bond->name()}, {"member", members[p].name}, {"kind", kind}}, value);
+        }
+      }
     }
     w.family("braid_lacp_actor_state", "LACP actor state bits sent (802.1AX 6.4.2.3)",
              MetricType::kGauge);
@@ -282,6 +380,10 @@ void register_metrics(control::ControlPlane& control, const std::vector<Bond*>& 
                  counters.lacpdu_rx);
         w.sample({{"bond", bond->name()}, {"member", members[p].name}, {"direction", "tx"}},
                  counters.lacpdu_tx);
+        w.sample({{"bond", bond->name()}, {"member", members[p].name}, {"direction", "rx_ignored"}},
+                 counters.lacpdu_rx_ignored);
+        w.sample({{"bond", bond->name()}, {"member", members[p].name}, {"direction", "tx_failed"}},
+                 counters.lacpdu_tx_failed);
       }
     }
   });
@@ -292,26 +394,20 @@ void register_metrics(control::ControlPlane& control, const std::vector<Bond*>& 
 void register_bond_commands(control::ControlPlane& control, std::vector<Bond*> bonds) {
   if (bonds.empty()) return;
   control::CommandRegistry& commands = control.commands();
-  commands.define_param("bond", {.help = "a configured bond",
-                                 .values =
-                                     [bonds] {
-                                       std::vector<std::string> names;
-                                       for (Bond* bond : bonds)
-                                         names.push_back(bond->name());
-                                       return names;
-                                     },
-                                 .strict = true});
+  // Names never change: the console completes them on the management thread, so they are
+  // captured here rather than read from the bonds.
+  std::vector<std::string> bond_names;
+  std::vector<std::string> member_names;
+  for (Bond* bond : bonds) {
+    bond_names.push_back(bond->name());
+    for (const MemberStatus& m : bond->members())
+      member_names.push_back(m.name);
+  }
+  commands.define_param(
+      "bond",
+      {.help = "a configured bond", .values = [bond_names] { return bond_names; }, .strict = true});
   commands.define_param("member", {.help = "a bond member port",
-                                   .values =
-                                       [bonds] {
-                                         std::vector<std::string> names;
-                                         for (Bond* bond : bonds) {
-                                           for (const MemberStatus& m : bond->members()) {
-                                             names.push_back(m.name);
-                                           }
-                                         }
-                                         return names;
-                                       },
+                                   .values = [member_names] { return member_names; },
                                    .strict = true});
   commands.add("show bond [<bond>]",
                "mode, MAC, members (link, admin, collecting, distributing, buckets), events",

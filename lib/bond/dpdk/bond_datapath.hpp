@@ -18,6 +18,7 @@
 #include "bond/bucket_activity.hpp"
 #include "bond/dpdk/bucket_hold.hpp"
 #include "bond/dpdk/table_publisher.hpp"
+#include "bond/slow_policer.hpp"
 #include "engine/counters.hpp"
 #include "engine/tx_buffer.hpp"
 #include "flow/dpdk/mbuf_hash.hpp"
@@ -33,6 +34,9 @@ struct BondShared {
   // Per-bucket activity is recorded only while a flowlet policy reads it (about 2 ns a packet).
   const std::atomic<bool>* record_activity = nullptr;
   std::uint16_t member_count = 0;
+  // Per member, the source address of its partner's LACPDUs (source_address_key; 0: none),
+  // written by the protocol loop: the partner's frames have a rate limit of their own.
+  const std::atomic<std::uint64_t>* partner_sources = nullptr;
 };
 
 class BondEgress {
@@ -43,9 +47,36 @@ class BondEgress {
              BucketActivityArray* activity = nullptr)
       : shared_(&shared), member_tx_(member_tx), activity_(activity) {}
 
+  // Distributes a burst on the newest table, adopted once, first (no function here re-enters
+  // another: a burst never leaves on a table older than the one this worker has adopted).
   void send(rte_mbuf** packets, std::uint16_t n, engine::WorkerCounters& counters) {
+    distribute(adopt_newest(counters), packets, n, counters);
+  }
+
+  // At the drain tick (engine::TxQueueProbe): takes the newest table even when no packet came
+  // for this bond, so held packets it releases leave, and the queue measurement that follows
+  // tells the scheduler this worker has seen it.
+  void refresh(engine::WorkerCounters& counters) { adopt_newest(counters); }
+  // The generation of the table this worker distributes on (its acknowledgement to the
+  // scheduler, through the queue probe: held moves wait for every worker's).
+  std::uint64_t seen_generation() const { return seen_; }
+  // Packets held for buckets being moved (in flight, for the accounting invariant).
+  std::uint32_t held() const { return hold_.size(); }
+  // The worker stops: what it held is dropped and counted.
+  void drop_held(engine::WorkerCounters& counters) {
+    counters.drops[static_cast<std::size_t>(engine::DropReason::kFlowletHold)].add(
+        hold_.free_all());
+  }
+
+ private:
+  const BondTable& adopt_newest(engine::WorkerCounters& counters) {
     const BondTable* table = shared_->publisher->current();
-    if (table->generation != seen_) adopt(table, counters);
+    if (table->generation != seen_) adopt(*table, counters);
+    return *table;
+  }
+
+  void distribute(const BondTable& table, rte_mbuf** packets, std::uint16_t n,
+                  engine::WorkerCounters& counters) {
     std::array<std::uint32_t, engine::kMaxBurst> hashes;
     flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, hashes.data());
     std::array<rte_mbuf*, engine::kMaxBurst> unsendable;
@@ -54,11 +85,11 @@ class BondEgress {
       // One TSC read per burst; per packet two stores into this worker's own array.
       const std::uint32_t stamp = activity_stamp(rte_rdtsc());
       for (std::uint16_t i = 0; i < n; ++i)
-        activity_->record(hashes[i] >> table->bucket_shift, stamp);
+        activity_->record(hashes[i] >> table.bucket_shift, stamp);
     }
     std::uint16_t hold_full = 0;
     for (std::uint16_t i = 0; i < n; ++i) {
-      const MemberIndex member = table->member_for(hashes[i]);
+      const MemberIndex member = table.member_for(hashes[i]);
       if (member < kHeldBucket) {
         member_tx_[member]->add_one(packets[i]);
       } else if (member == kNoMember || !hold_.push(packets[i], hashes[i])) {
@@ -75,30 +106,14 @@ class BondEgress {
     }
   }
 
-  // At the drain tick (engine::TxQueueProbe): takes the newest table even when no packet came
-  // for this bond, so held packets it releases leave, and the queue measurement that follows
-  // tells the scheduler this worker has seen it.
-  void refresh(engine::WorkerCounters& counters) {
-    const BondTable* table = shared_->publisher->current();
-    if (table->generation != seen_) adopt(table, counters);
-  }
-  // Packets held for buckets being moved (in flight, for the accounting invariant).
-  std::uint32_t held() const { return hold_.size(); }
-  // The worker stops: what it held is dropped and counted.
-  void drop_held(engine::WorkerCounters& counters) {
-    counters.drops[static_cast<std::size_t>(engine::DropReason::kFlowletHold)].add(
-        hold_.free_all());
-  }
-
- private:
   // A new generation: packets waiting for a member that no longer distributes are re-hashed
   // onto the new table instead of being sent on a dead link.
-  void adopt(const BondTable* table, engine::WorkerCounters& counters) {
-    seen_ = table->generation;
-    if (hold_.size() != 0) release_held(*table, counters);
+  void adopt(const BondTable& table, engine::WorkerCounters& counters) {
+    seen_ = table.generation;
+    if (hold_.size() != 0) release_held(table, counters);
     for (std::uint16_t m = 0; m < shared_->member_count; ++m) {
       if (member_tx_[m]->pending() == 0) continue;
-      if (table->distributing[m]) {
+      if (table.distributing[m]) {
         // A bucket may have moved away from this member: what was queued for it under the old
         // table leaves now, before any packet the new table sends elsewhere, so a moved flow's
         // old packets are never behind its new ones.
@@ -108,7 +123,7 @@ class BondEgress {
       std::array<rte_mbuf*, engine::kMaxBurst> pending;
       const std::uint16_t n = member_tx_[m]->take(pending.data());
       counters.rerouted.add(n);
-      send(pending.data(), n, counters);
+      distribute(table, pending.data(), n, counters);
     }
   }
 
@@ -140,14 +155,21 @@ class BondIngress {
  public:
   BondIngress(const BondShared& shared, MemberIndex member, std::uint16_t port_id,
               engine::TxBuffer* peer_tx)
-      : shared_(&shared), member_(member), port_id_(port_id), peer_tx_(peer_tx) {}
+      : shared_(&shared),
+        member_(member),
+        port_id_(port_id),
+        peer_tx_(peer_tx),
+        slow_policer_(rte_get_tsc_hz()) {}
 
-  void receive(rte_mbuf** packets, std::uint16_t n, engine::WorkerCounters& counters) {
+  // `forwarding` false (console `stop`): Slow Protocols frames still reach LACP, data frames
+  // are dropped and counted as `stopped`.
+  void receive(rte_mbuf** packets, std::uint16_t n, engine::WorkerCounters& counters,
+               bool forwarding = true) {
     const BondTable* table = shared_->publisher->current();
     std::array<rte_mbuf*, engine::kMaxBurst> slow;
     std::array<rte_mbuf*, engine::kMaxBurst> refused;
     std::uint16_t data = 0, slow_count = 0, refused_count = 0;
-    const bool collecting = table->collecting[member_];
+    const bool collecting = table->collecting[member_] && forwarding;
     for (std::uint16_t i = 0; i < n; ++i) {
       rte_mbuf* packet = packets[i];
       if (drivers::is_slow_protocols(packet)) {
@@ -160,29 +182,63 @@ class BondIngress {
         refused[refused_count++] = packet;
       }
     }
-    if (slow_count != 0) {
-      const unsigned queued = rte_ring_mp_enqueue_burst(
-          shared_->slow_ring, reinterpret_cast<void**>(slow.data()), slow_count, nullptr);
-      counters.to_control.add(queued);
-      if (queued < slow_count) {
-        counters.drops[static_cast<std::size_t>(engine::DropReason::kSlowPathFull)].add(slow_count -
-                                                                                        queued);
-        rte_pktmbuf_free_bulk(slow.data() + queued, slow_count - queued);
-      }
-    }
+    if (slow_count != 0) to_control(slow.data(), slow_count, counters);
     if (refused_count != 0) {
-      counters.drops[static_cast<std::size_t>(engine::DropReason::kNotCollecting)].add(
-          refused_count);
+      const engine::DropReason reason =
+          forwarding ? engine::DropReason::kNotCollecting : engine::DropReason::kStopped;
+      counters.drops[static_cast<std::size_t>(reason)].add(refused_count);
       rte_pktmbuf_free_bulk(refused.data(), refused_count);
     }
     if (data != 0) peer_tx_->add(packets, data);
   }
 
  private:
+  // Per (worker, member RX queue): a flood of 0x8809 frames fills the ring no further than the
+  // policer lets it, so it can crowd out neither another member's LACPDUs there nor (from
+  // another source, or of another subtype) this member's partner's (slow_policer.hpp).
+  void to_control(rte_mbuf** slow, std::uint16_t count, engine::WorkerCounters& counters) {
+    const std::uint64_t now = rte_rdtsc();
+    const std::uint64_t partner = shared_->partner_sources[member_].load(std::memory_order_relaxed);
+    std::array<rte_mbuf*, engine::kMaxBurst> dropped;
+    std::uint16_t allowed = 0, policed = 0, unsupported = 0;
+    for (std::uint16_t i = 0; i < count; ++i) {
+      rte_mbuf* frame = slow[i];
+      switch (slow_policer_.admit(rte_pktmbuf_mtod(frame, const std::uint8_t*), frame->data_len,
+                                  partner, now)) {
+        case SlowVerdict::kAccept:
+          slow[allowed++] = frame;
+          continue;
+        case SlowVerdict::kPoliced:
+          ++policed;
+          break;
+        case SlowVerdict::kUnsupported:
+          ++unsupported;
+          break;
+      }
+      dropped[policed + unsupported - 1] = frame;
+    }
+    if (policed + unsupported != 0) {
+      counters.drops[static_cast<std::size_t>(engine::DropReason::kSlowPoliced)].add(policed);
+      counters.drops[static_cast<std::size_t>(engine::DropReason::kSlowUnsupported)].add(
+          unsupported);
+      rte_pktmbuf_free_bulk(dropped.data(), policed + unsupported);
+    }
+    if (allowed == 0) return;
+    const unsigned queued = rte_ring_mp_enqueue_burst(
+        shared_->slow_ring, reinterpret_cast<void**>(slow), allowed, nullptr);
+    counters.to_control.add(queued);
+    if (queued < allowed) {
+      counters.drops[static_cast<std::size_t>(engine::DropReason::kSlowPathFull)].add(allowed -
+                                                                                      queued);
+      rte_pktmbuf_free_bulk(slow + queued, allowed - queued);
+    }
+  }
+
   const BondShared* shared_;
   MemberIndex member_;
   std::uint16_t port_id_;
   engine::TxBuffer* peer_tx_;
+  SlowPolicer slow_policer_;  // in TSC cycles
 };
 
 }  // namespace braid::bond

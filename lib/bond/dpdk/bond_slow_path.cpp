@@ -19,6 +19,9 @@ constexpr std::uint16_t kSlowBurst = 32;
 // Bursts read from one member's slow queue per poll: far above what LACP sends (802.1AX 6.4.4),
 // low enough that a flood on that queue cannot keep the control thread from its other work.
 constexpr unsigned kSlowQueueBurstsPerPoll = 4;
+// Frames taken from the workers' ring per poll, all members together: a flood costs the
+// protocol loop at most this many frees per iteration, and the rest waits for the next.
+constexpr unsigned kSlowRingFramesPerPoll = 256;
 
 }  // namespace
 
@@ -75,11 +78,14 @@ void Bond::poll_slow_queues(std::uint64_t now_ns) {
   }
 }
 
-void Bond::drain_slow_ring(std::uint64_t now_ns) {
+bool Bond::drain_slow_ring(std::uint64_t now_ns) {
   std::array<rte_mbuf*, kSlowBurst> frames;
-  unsigned n = 0;
-  while ((n = rte_ring_sc_dequeue_burst(slow_ring_, reinterpret_cast<void**>(frames.data()),
-                                        kSlowBurst, nullptr)) != 0) {
+  unsigned taken = 0;
+  while (taken < kSlowRingFramesPerPoll) {
+    const unsigned n = rte_ring_sc_dequeue_burst(
+        slow_ring_, reinterpret_cast<void**>(frames.data()), kSlowBurst, nullptr);
+    if (n == 0) return false;
+    taken += n;
     for (unsigned i = 0; i < n; ++i) {
       ++counters_.slow_rx_diverted;
       std::size_t member = members_.size();
@@ -90,34 +96,77 @@ void Bond::drain_slow_ring(std::uint64_t now_ns) {
     }
     rte_pktmbuf_free_bulk(frames.data(), n);
   }
+  if (rte_ring_count(slow_ring_) == 0) return false;
+  ++counters_.slow_ring_budget_hits;
+  return true;
 }
 
-// Both paths end here: a member's LACPDU or marker PDU for the LACP machines.
+// Both paths end here: a member's LACPDU or marker PDU for the LACP machines, within the
+// member's rate limit.
 void Bond::on_slow_frame(std::size_t member, const rte_mbuf* frame, std::uint64_t now_ns) {
-  if (lacp_ && member < members_.size()) {
-    lacp_->on_frame(member, ByteSpan(rte_pktmbuf_mtod(frame, const std::uint8_t*), frame->data_len),
-                    now_ns);
-  } else {
+  if (!lacp_ || member >= members_.size()) {
     ++counters_.slow_frames_ignored;
+    return;
+  }
+  const auto* bytes = rte_pktmbuf_mtod(frame, const std::uint8_t*);
+  std::atomic<std::uint64_t>& partner_source = partner_sources_[member];
+  switch (members_[member].slow_policer.admit(
+      bytes, frame->data_len, partner_source.load(std::memory_order_relaxed), now_ns)) {
+    case SlowVerdict::kAccept:
+      break;
+    case SlowVerdict::kPoliced:
+      ++members_[member].slow_policed;
+      ++counters_.slow_policed;
+      return;
+    case SlowVerdict::kUnsupported:
+      ++members_[member].slow_unsupported;
+      ++counters_.slow_unsupported;
+      return;
+  }
+  const lacp::PortCounters before = lacp_->counters(member);
+  lacp_->on_frame(member, ByteSpan(bytes, frame->data_len), now_ns);
+  const lacp::PortCounters& after = lacp_->counters(member);
+  // The partner's source is the one whose LACPDUs keep the member collecting: a forged
+  // LACPDU names another partner and takes the member out of sync, so it never becomes it.
+  if (!lacp_->collecting(member)) {
+    partner_source.store(0, std::memory_order_relaxed);
+  } else if (after.lacpdu_rx != before.lacpdu_rx &&
+             after.lacpdu_rx_ignored == before.lacpdu_rx_ignored) {
+    partner_source.store(source_address_key(bytes), std::memory_order_relaxed);
   }
 }
 
-void Bond::send_control_frame(std::size_t member, ByteSpan frame) {
-  rte_mbuf* mbuf = rte_pktmbuf_alloc(control_pool_);
-  char* data = mbuf != nullptr ? rte_pktmbuf_append(mbuf, static_cast<std::uint16_t>(frame.size()))
-                               : nullptr;
+// A PMD that frees transmitted mbufs only when their descriptor is reused (i40e, ixgbe, ice)
+// holds up to a control queue's worth of them; the pool is sized for that (engine.cpp), and
+// where it still runs dry, asking the PMDs to release what they have sent is the fallback.
+rte_mbuf* Bond::control_mbuf() {
+  if (rte_mbuf* mbuf = rte_pktmbuf_alloc(context_.control_pool)) return mbuf;
+  for (const Member& member : members_)
+    rte_eth_tx_done_cleanup(member.port->id(), context_.control_tx_queue, 0);
+  return rte_pktmbuf_alloc(context_.control_pool);
+}
+
+bool Bond::send_control_frame(std::size_t member, ByteSpan frame) {
+  rte_mbuf* mbuf = control_mbuf();
+  if (mbuf == nullptr) {
+    ++counters_.control_no_mbuf;
+    ++counters_.control_tx_failed;
+    return false;
+  }
+  char* data = rte_pktmbuf_append(mbuf, static_cast<std::uint16_t>(frame.size()));
   if (data == nullptr) {
     rte_pktmbuf_free(mbuf);
     ++counters_.control_tx_failed;
-    return;
+    return false;
   }
   std::memcpy(data, frame.data(), frame.size());
-  if (rte_eth_tx_burst(members_[member].port->id(), control_tx_queue_, &mbuf, 1) == 1) {
+  if (rte_eth_tx_burst(members_[member].port->id(), context_.control_tx_queue, &mbuf, 1) == 1) {
     ++counters_.control_tx;
-  } else {
-    rte_pktmbuf_free(mbuf);
-    ++counters_.control_tx_failed;
+    return true;
   }
+  rte_pktmbuf_free(mbuf);
+  ++counters_.control_tx_failed;
+  return false;
 }
 
 }  // namespace braid::bond

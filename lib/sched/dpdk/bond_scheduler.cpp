@@ -31,6 +31,7 @@ BondScheduler::BondScheduler(bond::Bond& bond, Settings settings,
       scheduler_(std::move(settings), bond.member_count(), bond.config().buckets),
       source_(std::move(source)),
       activity_(bond.config().buckets),
+      counts_(bond.config().buckets),
       inputs_(bond.member_count()) {}
 
 void BondScheduler::start(std::uint64_t now_ns) {
@@ -40,6 +41,13 @@ void BondScheduler::start(std::uint64_t now_ns) {
 
 void BondScheduler::apply_policy(std::uint64_t now_ns) {
   const bool hash = scheduler_.policy() == PolicyKind::kHash;
+  // To hash: the bond's own rebuild would give held buckets a member and bring every member to
+  // an equal share at once, moving busy buckets while their old members still queue their
+  // packets (reordering those flows). So the scheduler first settles there flowlet by flowlet
+  // (held moves complete, idle buckets move to equal shares: Scheduler::settling), and poll()
+  // hands the table to the bond's static rebuild once it is there.
+  hash_pending_ = hash && (scheduler_.moves_in_progress() != 0 || scheduler_.settling());
+  if (hash_pending_) return;
   // Workers record bucket activity only under flowlet policies: after a switch from hash the
   // arrays are stale, so every bucket counts as busy until a flowlet gap of fresh records.
   if (!hash && !bond_.flowlet_managed()) recording_since_ns_ = now_ns;
@@ -57,20 +65,20 @@ void BondScheduler::gather_activity(std::uint64_t now_ns) {
   const double ns_per_stamp = 1e9 * (1u << bond::kActivityStampShift) / static_cast<double>(tsc_hz);
   const bool warming_up = now_ns < recording_since_ns_ + scheduler_.flowlet_gap_ns();
   for (std::uint32_t b = 0; b < activity_.size(); ++b) {
-    std::uint64_t packets = 0;
     std::uint32_t idle = UINT32_MAX;
-    for (const auto& worker : bond_.activity()) {
+    for (std::size_t w = 0; w < bond_.activity().size(); ++w) {
+      const auto& worker = bond_.activity()[w];
       if (!worker) continue;
-      const std::uint32_t worker_packets = worker->packets(b);
-      packets += worker_packets;
-      if (worker_packets == 0) continue;
+      // A stamp is read only when the worker's count moved since the last reading (at most a
+      // period ago), so it is fresh: the stamps' wrap (every ~30 min) never makes a long-idle
+      // bucket look active.
+      if (!counts_.observe(w, b, worker->packets(b))) continue;
       // A worker may stamp a bucket after `now_stamp` was read: that is "just now", not a
       // wrapped-around age of half an hour.
       const auto age = static_cast<std::int32_t>(now_stamp - worker->stamp(b));
       idle = std::min(idle, age > 0 ? static_cast<std::uint32_t>(age) : 0u);
     }
-    // The workers' counts are 32-bit and wrap; the tracker only uses differences.
-    activity_[b].packets = packets;
+    activity_[b].packets = counts_.total(b);
     if (warming_up) {
       activity_[b].last_seen_ns = now_ns;
     } else if (idle != UINT32_MAX) {
@@ -89,6 +97,7 @@ void BondScheduler::gather_inputs(std::uint64_t now_ns) {
         queue_depth_ ? queue_depth_(m) : MemberQueue{std::nullopt, kCountedNow};
     inputs_[m].queue_depth = queue.packets;
     inputs_[m].counted_ns = queue.counted_ns;
+    inputs_[m].acked_generation = queue.acked_generation;
     if (source_) {
       const std::uint64_t before = monotonic_ns();
       inputs_[m].counters = source_->read(m, now_ns);
@@ -129,17 +138,24 @@ std::uint64_t BondScheduler::poll(std::uint64_t now_ns) {
     if (release_ns != 0 && now_ns >= release_ns) {
       gather_inputs(now_ns);
       gather_activity(now_ns);
-      if (auto table = scheduler_.release(now_ns, inputs_, activity_, bond_.assignment()))
-        bond_.publish_assignment(*table, now_ns, "moves completed");
+      if (auto table = scheduler_.release(now_ns, inputs_, activity_, bond_.assignment())) {
+        if (const auto generation = bond_.publish_assignment(*table, now_ns, "moves completed"))
+          scheduler_.note_published(*generation);
+      }
     }
+    finish_pending_hash(now_ns);
     return next_wakeup_ns();
   }
+  if (lag_ != nullptr) lag_->record(DeadlineKind::kSchedulerPeriod, next_ns_, now_ns);
   next_ns_ = now_ns + scheduler_.settings().period_ns;
   gather_inputs(now_ns);
   gather_activity(now_ns);
   const StepResult result = scheduler_.step(now_ns, inputs_, activity_, bond_.assignment());
   if (result.weights) bond_.set_weight_targets(*result.weights, now_ns);
-  if (result.buckets) bond_.publish_assignment(*result.buckets, now_ns, "flowlet moves");
+  if (result.buckets) {
+    if (const auto generation = bond_.publish_assignment(*result.buckets, now_ns, "flowlet moves"))
+      scheduler_.note_published(*generation);
+  }
   const Snapshot snap = scheduler_.snapshot();
   // Log the changes this period added (the history is bounded; count from the total).
   const std::uint64_t fresh =
@@ -150,7 +166,13 @@ std::uint64_t BondScheduler::poll(std::uint64_t now_ns) {
                  change.member, change.from, change.to, change.cause.c_str());
   }
   history_logged_ = snap.weight_changes;
+  finish_pending_hash(now_ns);
   return next_wakeup_ns();
+}
+
+void BondScheduler::finish_pending_hash(std::uint64_t now_ns) {
+  if (hash_pending_ && scheduler_.moves_in_progress() == 0 && !scheduler_.settling())
+    apply_policy(now_ns);
 }
 
 bool BondScheduler::set_policy(const std::string& name, std::uint64_t now_ns, std::string& error) {

@@ -12,7 +12,9 @@
 #include <string>
 
 #include "bond/dpdk/bond.hpp"
+#include "common/deadline_lag.hpp"
 #include "congestion/source.hpp"
+#include "sched/activity_counts.hpp"
 #include "sched/scheduler.hpp"
 
 namespace braid::sched {
@@ -23,6 +25,8 @@ namespace braid::sched {
 struct MemberQueue {
   std::optional<std::uint32_t> packets;
   std::uint64_t counted_ns = 0;
+  // The oldest table generation any worker distributed on when it measured (MemberInput).
+  std::uint64_t acked_generation = kAckedAll;
 };
 using QueueDepthFn = std::function<MemberQueue(std::size_t member)>;
 
@@ -45,6 +49,8 @@ class BondScheduler {
                   std::string& error);
   void set_flowlet_gap_us(std::uint32_t gap_us) { scheduler_.set_flowlet_gap_ns(gap_us * 1000ull); }
   void set_queue_depth(QueueDepthFn fn) { queue_depth_ = std::move(fn); }
+  // Where the lateness of its periods is recorded (the protocol loop's DeadlineLag).
+  void set_lag(DeadlineLag* lag) { lag_ = lag; }
 
   Snapshot snapshot() const { return scheduler_.snapshot(); }
   // What reading the congestion source cost the control thread in one period, all members
@@ -56,6 +62,7 @@ class BondScheduler {
 
  private:
   void apply_policy(std::uint64_t now_ns);
+  void finish_pending_hash(std::uint64_t now_ns);
   void gather_activity(std::uint64_t now_ns);
   void gather_inputs(std::uint64_t now_ns);
   void note_counters_read(std::uint64_t reading_ns);
@@ -65,7 +72,9 @@ class BondScheduler {
   Scheduler scheduler_;
   std::unique_ptr<congestion::Source> source_;
   QueueDepthFn queue_depth_;
+  DeadlineLag* lag_ = nullptr;
   std::vector<BucketActivity> activity_;
+  ActivityCounts counts_;
   std::vector<MemberInput> inputs_;
   std::size_t history_logged_ = 0;
   std::uint64_t next_ns_ = 0;
@@ -73,6 +82,7 @@ class BondScheduler {
   std::uint64_t counters_read_ns_ = 0;
   std::uint64_t counters_read_max_ns_ = 0;
   bool slow_read_logged_ = false;
+  bool hash_pending_ = false;  // switched to hash; applied once the moves in progress complete
 };
 
 }  // namespace braid::sched

@@ -73,6 +73,9 @@ void show_scheduler(const ScheduledBond& b, Output& out) {
   section.value("bucket_moves", snap.moves);
   section.value("held_moves", snap.held_moves);
   section.value("holding", snap.holding);
+  // After a switch to hash: idle buckets still on their way to equal shares (the table is handed
+  // to the static rebuild once there, so no busy bucket moves at the switch).
+  section.value("settling", snap.settling);
   section.value("weight_changes", snap.weight_changes);
   if (b.scheduler->source() != nullptr) {
     section.value("congestion_source", std::string(b.scheduler->source()->name()));

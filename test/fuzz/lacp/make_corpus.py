@@ -3,10 +3,18 @@
 6.5.3), built field by field, some of them echoing the fuzz target's own system so that seeds
 reach Synchronization and the Mux machine's later states.
 
+A seed is the fuzz target's control byte, then one frame. The control byte picks the snapshot the
+frame meets (SCENES, in the order fuzz_lacp_pdu.cpp builds them), the port it arrives on and how
+long the clock runs on afterwards (AFTER, the target's kAfterNs).
+
 Usage: test/fuzz/lacp/make_corpus.py   (writes test/fuzz/corpus/lacp_pdu/*.bin)
 """
 import pathlib
 import struct
+
+SCENES = {"fresh": 0, "partnered": 1, "distributing": 2, "partner_silent": 3}
+AFTER = {"none": 0, "1ms": 1, "400ms": 2, "fast_periodic": 3, "short_timeout": 4, "10s": 5,
+         "long_timeout": 6, "churn": 7}
 
 OUT = pathlib.Path(__file__).resolve().parents[1] / "corpus" / "lacp_pdu"
 SLOW = bytes.fromhex("0180c2000002")
@@ -50,32 +58,45 @@ def us(port, state):
 NOBODY = (0, bytes(6), 0, 0, 0, 0)
 UP = ACTIVE | SHORT | AGG
 
+
+def control(scene, port=0, after="none"):
+    return bytes([SCENES[scene] | port << 2 | AFTER[after] << 3])
+
+
+IN_SYNC = lacpdu(them(1, UP | SYNC), us(1, UP | SYNC))
+DISTRIBUTING = lacpdu(them(1, UP | SYNC | COLL | DIST), us(1, UP | SYNC | COLL | DIST))
+
 seeds = {
-    "lacpdu_first_contact": lacpdu(them(1, UP), NOBODY),
-    "lacpdu_in_sync": lacpdu(them(1, UP | SYNC), us(1, UP | SYNC)),
-    "lacpdu_collecting_distributing": lacpdu(them(1, UP | SYNC | COLL | DIST),
-                                             us(1, UP | SYNC | COLL | DIST)),
-    "lacpdu_both_ports": lacpdu(them(1, UP | SYNC), us(1, UP | SYNC)) +
-    lacpdu(them(2, UP | SYNC), us(2, UP | SYNC), src_port=2) +
-    lacpdu(them(1, UP | SYNC | COLL | DIST), us(1, UP | SYNC | COLL | DIST)) +
-    lacpdu(them(2, UP | SYNC | COLL | DIST), us(2, UP | SYNC | COLL | DIST), src_port=2),
-    "lacpdu_passive_long": lacpdu(them(1, AGG), NOBODY),
-    "lacpdu_individual": lacpdu(them(1, ACTIVE | SYNC), us(1, UP)),
-    "lacpdu_expired_but_distributing": lacpdu(them(1, UP | COLL | DIST | EXP), us(1, UP)),
-    "lacpdu_key_change": lacpdu(them(1, UP | SYNC), us(1, UP | SYNC)) +
+    "lacpdu_first_contact": control("fresh") + lacpdu(them(1, UP), NOBODY),
+    "lacpdu_first_contact_then_timeout": control("fresh", after="short_timeout") +
+    lacpdu(them(1, UP), NOBODY),
+    "lacpdu_in_sync": control("partnered") + IN_SYNC,
+    "lacpdu_in_sync_port2": control("partnered", port=1) +
+    lacpdu(them(2, UP | SYNC), us(2, UP | SYNC), src_port=2),
+    "lacpdu_collecting_distributing": control("partnered", after="400ms") + DISTRIBUTING,
+    "lacpdu_keepalive_distributing": control("distributing", after="fast_periodic") + DISTRIBUTING,
+    "lacpdu_partner_out_of_sync": control("distributing") + lacpdu(them(1, UP), us(1, UP | SYNC)),
+    "lacpdu_partner_back": control("partner_silent", after="1ms") + DISTRIBUTING,
+    "lacpdu_passive_long": control("fresh", after="long_timeout") + lacpdu(them(1, AGG), NOBODY),
+    "lacpdu_individual": control("partnered") + lacpdu(them(1, ACTIVE | SYNC), us(1, UP)),
+    "lacpdu_expired_but_distributing": control("distributing") +
+    lacpdu(them(1, UP | COLL | DIST | EXP), us(1, UP)),
+    "lacpdu_key_change": control("distributing", after="churn") +
     lacpdu(them(1, UP | SYNC, key=99), us(1, UP | SYNC)),
-    "lacpdu_version2_tlv": lacpdu(them(1, UP), NOBODY, version=2,
-                                  extra_tlvs=bytes.fromhex("04060080c205")),
-    "lacpdu_loopback": lacpdu(us(1, UP), NOBODY),
-    "marker_information": marker(1, 7, THEIR_SYSTEM, 0xDEADBEEF),
-    "marker_response": marker(2, 1, OUR_SYSTEM, 1),
+    "lacpdu_version2_tlv": control("fresh") + lacpdu(them(1, UP), NOBODY, version=2,
+                                                     extra_tlvs=bytes.fromhex("04060080c205")),
+    "lacpdu_loopback": control("distributing") + lacpdu(us(1, UP), NOBODY),
+    "marker_information": control("distributing") + marker(1, 7, THEIR_SYSTEM, 0xDEADBEEF),
+    "marker_response": control("partnered", port=1) + marker(2, 1, OUR_SYSTEM, 1),
 }
 
 
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
+    for stale in OUT.glob("*.bin"):
+        stale.unlink()
     for name, data in seeds.items():
-        assert len(data) % 124 == 0, name
+        assert len(data) == 1 + 124, name
         (OUT / f"{name}.bin").write_bytes(data)
     print(f"wrote {len(seeds)} seeds to {OUT}")
 

@@ -255,12 +255,16 @@ TEST_F(MachineTest, TransmitAtMostThreePerFastPeriodic) {
   int sent = 0;
   for (std::uint64_t t = 0; t < kFastPeriodicTime; t += kFastPeriodicTime / 10) {
     port_.ntt = true;
-    if (transmit_step(port_, 0, at(t))) ++sent;
+    if (transmit_step(port_, 0, at(t))) {
+      transmit_done(port_, true, at(t));
+      ++sent;
+    }
   }
   EXPECT_EQ(sent, 3);
   EXPECT_TRUE(port_.ntt);
   EXPECT_EQ(transmit_deadline(port_), kFastPeriodicTime);
   EXPECT_TRUE(transmit_step(port_, 0, at(kFastPeriodicTime)).has_value());
+  transmit_done(port_, true, at(kFastPeriodicTime));
   EXPECT_EQ(port_.counters.lacpdu_tx, 4u);
   EXPECT_EQ(port_.counters.lacpdu_tx_deferred, 1u);
 }
@@ -274,11 +278,54 @@ TEST_F(MachineTest, TransmitCarriesActorAndPartner) {
   EXPECT_EQ(pdu->actor, port_.actor);
   EXPECT_EQ(pdu->partner, port_.partner);
   EXPECT_EQ(pdu->collector_max_delay, 7);
+  EXPECT_TRUE(port_.ntt);  // until the caller says it went out
+  transmit_done(port_, true, at(0));
   EXPECT_FALSE(port_.ntt);
   // Link down: nothing goes out.
   port_.port_enabled = false;
   port_.ntt = true;
   EXPECT_FALSE(transmit_step(port_, 0, at(kNsPerSecond)).has_value());
+}
+
+TEST_F(MachineTest, RefusedLacpduKeepsNttAndIsRetriedSoon) {
+  link_up(0);
+  periodic_step(port_, at(0));
+  port_.ntt = true;
+  ASSERT_TRUE(transmit_step(port_, 0, at(0)).has_value());
+  transmit_done(port_, false, at(0));  // the TX queue was full
+  EXPECT_TRUE(port_.ntt);
+  EXPECT_EQ(port_.counters.lacpdu_tx_failed, 1u);
+  EXPECT_EQ(port_.counters.lacpdu_tx, 0u);
+  EXPECT_EQ(transmit_deadline(port_), kTxRetryTime);
+  EXPECT_FALSE(transmit_step(port_, 0, at(kTxRetryTime - 1)).has_value());
+  ASSERT_TRUE(transmit_step(port_, 0, at(kTxRetryTime)).has_value());
+  transmit_done(port_, true, at(kTxRetryTime));
+  EXPECT_FALSE(port_.ntt);
+  EXPECT_EQ(port_.counters.lacpdu_tx, 1u);
+  EXPECT_EQ(transmit_deadline(port_), kNever);
+}
+
+TEST_F(MachineTest, CoupledMuxDistributesOnlyWhileThePartnerCollects) {
+  link_up(0);
+  port_.selected = Selected::kSelected;
+  mux_step(port_, true, at(0));
+  mux_step(port_, true, at(kAggregateWaitTime));
+  ASSERT_EQ(port_.mux_state, MuxState::kAttached);
+  port_.partner.state = kActivity | kAggregation | kSynchronization;  // in sync, not collecting
+  mux_step(port_, true, at(kAggregateWaitTime));
+  EXPECT_EQ(port_.mux_state, MuxState::kCollectingDistributing);
+  EXPECT_TRUE(port_.collecting);
+  EXPECT_FALSE(port_.distributing);
+  EXPECT_FALSE(has_bit(port_.actor.state, kDistributing));
+  set_bit(port_.partner.state, kCollecting, true);
+  EXPECT_TRUE(mux_step(port_, true, at(kAggregateWaitTime)));
+  EXPECT_TRUE(port_.distributing);
+  EXPECT_TRUE(has_bit(port_.actor.state, kDistributing));
+  EXPECT_FALSE(mux_step(port_, true, at(kAggregateWaitTime)));
+  set_bit(port_.partner.state, kCollecting, false);  // the partner stops collecting
+  EXPECT_TRUE(mux_step(port_, true, at(kAggregateWaitTime)));
+  EXPECT_FALSE(port_.distributing);
+  EXPECT_EQ(port_.mux_state, MuxState::kCollectingDistributing);
 }
 
 TEST_F(MachineTest, TransitionsAreLogged) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "golden_frames.hpp"
+#include "lacp/frame.hpp"
 #include "lacp/key.hpp"
 #include "lacp/lacp_system.hpp"
 
@@ -38,9 +39,15 @@ class SystemTest : public ::testing::Test {
  protected:
   SystemTest()
       : system_(system_config(1), port_configs(1, 2), [this](std::size_t port, ByteSpan frame) {
+          if (refuse_ > 0) {
+            --refuse_;
+            return false;
+          }
           sent_.push_back({port, {frame.begin(), frame.end()}});
+          return true;
         }) {}
 
+  unsigned refuse_ = 0;  // the next frames the "port" refuses
   LacpSystem system_;
   std::vector<Sent> sent_;
 };
@@ -151,15 +158,106 @@ TEST_F(SystemTest, KeyChangeForcesReselection) {
   EXPECT_EQ(system_.port(0).actor.key, derive_port_key(25'000, true, 0));
 }
 
-TEST_F(SystemTest, FallbackMakesOneDefaultedPortUsable) {
-  system_.on_link(0, true, 25'000, true, 0);
-  system_.on_link(1, true, 25'000, true, 0);
-  for (std::uint64_t t = 0; t <= 10 * kNsPerSecond; t += kNsPerSecond / 10)
-    system_.tick(t);
-  EXPECT_EQ(system_.port(0).rx_state, RxState::kDefaulted);
+std::vector<PortConfig> fallback_ports() {
+  auto ports = port_configs(1, 2);
+  for (auto& port : ports)
+    port.fallback = true;
+  return ports;
+}
+
+TEST(LacpFallback, OneDefaultedPortCarriesTrafficWhileTheNeighbourIsAlive) {
+  LacpSystem system(system_config(1), fallback_ports(), nullptr);
+  system.on_link(0, true, 25'000, true, 0);
+  system.on_link(1, true, 25'000, true, 0);
+  for (std::uint64_t t = 0; t <= 10 * kNsPerSecond; t += kNsPerSecond / 10) {
+    system.on_neighbour_frames(0, t);
+    system.on_neighbour_frames(1, t);
+    system.tick(t);
+  }
+  EXPECT_EQ(system.port(0).rx_state, RxState::kDefaulted);
   // Two individual ports: active-backup, exactly one carries traffic.
-  EXPECT_NE(system_.distributing(0), system_.distributing(1));
-  EXPECT_GT(system_.generation(), 0u);
+  EXPECT_NE(system.distributing(0), system.distributing(1));
+  const std::size_t used = system.distributing(0) ? 0 : 1;
+  EXPECT_EQ(system.fallback(used), FallbackState::kEngaged);
+  EXPECT_STREQ(system.snapshot().ports[used].fallback, "engaged");
+  // The far end goes quiet (dead, or the cable cut at a media converter): out of service.
+  const std::uint64_t quiet_from = 10 * kNsPerSecond;
+  EXPECT_LE(system.next_deadline_ns(), quiet_from + kFallbackNeighbourWindow);
+  system.tick(quiet_from + kFallbackNeighbourWindow);
+  EXPECT_FALSE(system.distributing(0));
+  EXPECT_FALSE(system.distributing(1));
+  EXPECT_EQ(system.fallback(used), FallbackState::kNoNeighbour);
+}
+
+TEST(LacpFallback, AnyLacpduBlocksItForTheLongTimeout) {
+  LacpSystem system(system_config(1), fallback_ports(), nullptr);
+  system.on_link(0, true, 25'000, true, 0);
+  SlowFrame malformed = golden::lacpdu_frame();
+  malformed[17] = 19;  // bad Actor TLV length: rejected, but a LACP speaker is out there
+  system.on_frame(0, ByteSpan(malformed), kNsPerSecond);
+  EXPECT_EQ(system.counters(0).bad(DecodeError::kBadActorTlv), 1u);
+  std::uint64_t t = kNsPerSecond;
+  for (; t < kNsPerSecond + kLongTimeoutTime; t += kNsPerSecond) {
+    system.on_neighbour_frames(0, t);
+    system.tick(t);
+    ASSERT_FALSE(system.distributing(0)) << "at " << t;
+  }
+  EXPECT_EQ(system.fallback(0), FallbackState::kBlockedByLacpdu);
+  system.on_neighbour_frames(0, t);
+  system.tick(t);
+  EXPECT_TRUE(system.distributing(0));
+  EXPECT_EQ(system.fallback(0), FallbackState::kEngaged);
+  // A LACPDU takes it out again at once.
+  system.on_frame(0, ByteSpan(malformed), t + 1);
+  EXPECT_FALSE(system.distributing(0));
+}
+
+TEST_F(SystemTest, NoFallbackByDefault) {
+  system_.on_link(0, true, 25'000, true, 0);
+  for (std::uint64_t t = 0; t <= 10 * kNsPerSecond; t += kNsPerSecond / 10) {
+    system_.on_neighbour_frames(0, t);
+    system_.tick(t);
+  }
+  EXPECT_EQ(system_.port(0).rx_state, RxState::kDefaulted);
+  EXPECT_FALSE(system_.distributing(0));
+  EXPECT_EQ(system_.fallback(0), FallbackState::kOff);
+}
+
+TEST_F(SystemTest, RefusedLacpduIsRetriedNotLost) {
+  refuse_ = 1;
+  system_.on_link(0, true, 25'000, true, 0);  // NTT at link up
+  EXPECT_TRUE(sent_.empty());
+  EXPECT_EQ(system_.counters(0).lacpdu_tx_failed, 1u);
+  EXPECT_EQ(system_.next_deadline_ns(), kTxRetryTime);
+  system_.tick(kTxRetryTime);
+  ASSERT_EQ(sent_.size(), 1u);
+  EXPECT_EQ(system_.counters(0).lacpdu_tx, 1u);
+}
+
+TEST_F(SystemTest, GoodbyeSaysOutOfSyncAndForgetsThePartner) {
+  system_.on_link(0, true, 25'000, true, 0);
+  EXPECT_FALSE(system_.goodbye_frame(0).has_value());  // never in sync: nothing to retract
+  // Force the in-service picture a converged port has.
+  Port& port = const_cast<Port&>(system_.port(0));
+  port.partner = golden::lacpdu().actor;
+  port.actor.state |=
+      state_bit::kSynchronization | state_bit::kCollecting | state_bit::kDistributing;
+  const auto frame = system_.goodbye_frame(0);
+  ASSERT_TRUE(frame.has_value());
+  const DecodedFrame decoded = decode_slow_frame(ByteSpan(*frame));
+  ASSERT_EQ(decoded.kind, FrameKind::kLacpdu);
+  EXPECT_FALSE(has_bit(decoded.lacpdu.actor.state, state_bit::kSynchronization));
+  EXPECT_FALSE(has_bit(decoded.lacpdu.actor.state, state_bit::kCollecting));
+  EXPECT_FALSE(has_bit(decoded.lacpdu.actor.state, state_bit::kDistributing));
+  EXPECT_TRUE(has_bit(decoded.lacpdu.actor.state, state_bit::kAggregation));
+  EXPECT_TRUE(has_bit(decoded.lacpdu.actor.state, state_bit::kDefaulted));
+  EXPECT_EQ(decoded.lacpdu.actor.port_number, 1);
+  EXPECT_EQ(decoded.lacpdu.actor.key, port.actor.key);  // same LAG: no reselection
+  // A null partner: DPDK's net_bonding declares us in sync whenever the partner fields echo it.
+  EXPECT_EQ(decoded.lacpdu.partner.system, MacAddress{});
+  EXPECT_EQ(decoded.lacpdu.partner.port_number, 0);
+  system_.goodbye_sent(0, 5);
+  EXPECT_EQ(system_.counters(0).goodbye_tx, 1u);
 }
 
 TEST_F(SystemTest, SnapshotAndEventLog) {

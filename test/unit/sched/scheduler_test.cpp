@@ -214,11 +214,13 @@ TEST(Scheduler, AHeldBucketWhoseDestinationStoppedGoesToAnotherMember) {
 }
 
 // Two members, 64 idle buckets all on member 0 and wrr with equal weights: half of them move to
-// member 1. Member 0 has a queue; the workers' view of it is as of `counted`.
+// member 1. Member 0 has a queue; the workers' view of it is as of `counted`, on the table
+// generation `acked` (the hold is published as kHoldTable).
 struct MovesOffMember0 {
   Scheduler scheduler{wrr(), 2, 64};
   World world{2, 64};
   static constexpr std::uint64_t kDecided = 100 * kMs;
+  static constexpr std::uint64_t kHoldTable = 7;
 
   static Settings wrr() {
     Settings settings;
@@ -236,13 +238,21 @@ struct MovesOffMember0 {
       member.counters.present |= CongestionCounters::kTxPackets;
       member.queue_depth = 0;
     }
-    set_member0(10, 1000, kDecided - kMs);  // the workers have not measured since the decision
+    // The workers have not measured since the decision.
+    set_member0(10, 1000, kDecided - kMs, kHoldTable - 1);
   }
-  void set_member0(std::uint32_t depth, std::uint64_t sent, std::uint64_t counted_ns) {
+  void set_member0(std::uint32_t depth, std::uint64_t sent, std::uint64_t counted_ns,
+                   std::uint64_t acked = kHoldTable) {
     world.members[0].queue_depth = depth;
     world.members[0].counters.tx_packets = sent;
-    for (MemberInput& member : world.members)
+    for (MemberInput& member : world.members) {
       member.counted_ns = counted_ns;
+      member.acked_generation = acked;
+    }
+  }
+  void step() {
+    world.apply(scheduler.step(kDecided, world.members, world.activity, world.buckets));
+    scheduler.note_published(kHoldTable);
   }
   std::optional<std::vector<MemberIndex>> release(std::uint64_t now_ns) {
     auto table = scheduler.release(now_ns, world.members, world.activity, world.buckets);
@@ -253,21 +263,21 @@ struct MovesOffMember0 {
 
 TEST(Scheduler, AMoveWaitsUntilEveryWorkerHasSeenTheTableThatHoldsTheBucket) {
   MovesOffMember0 w;
-  w.world.apply(w.scheduler.step(MovesOffMember0::kDecided, w.world.members, w.world.activity,
-                                 w.world.buckets));
+  w.step();
   EXPECT_EQ(bond::bucket_counts(w.world.buckets, 2)[1], 0u);
   EXPECT_EQ(std::count(w.world.buckets.begin(), w.world.buckets.end(), bond::kHeldBucket), 32);
-  w.set_member0(0, 2000, MovesOffMember0::kDecided - 1);  // everything sent, but not yet seen
+  // Everything sent, measured after the decision, but by a worker still on the table before the
+  // hold: it may send the buckets' packets to member 0 yet (issue 13 item 8).
+  w.set_member0(0, 2000, MovesOffMember0::kDecided + kMs, MovesOffMember0::kHoldTable - 1);
   EXPECT_FALSE(w.release(MovesOffMember0::kDecided + 10 * kMs));
-  w.set_member0(0, 2000, MovesOffMember0::kDecided);
+  w.set_member0(0, 2000, MovesOffMember0::kDecided + kMs, MovesOffMember0::kHoldTable);
   EXPECT_TRUE(w.release(MovesOffMember0::kDecided + 10 * kMs));
   EXPECT_EQ(bond::bucket_counts(w.world.buckets, 2)[1], 32u);
 }
 
 TEST(Scheduler, ABucketThatSentAgainWhileItsMoveBeganWaitsForTheOldQueueToDrain) {
   MovesOffMember0 w;
-  w.world.apply(w.scheduler.step(MovesOffMember0::kDecided, w.world.members, w.world.activity,
-                                 w.world.buckets));
+  w.step();
   ASSERT_EQ(w.world.buckets[0], bond::kHeldBucket);
   ASSERT_EQ(w.world.buckets[2], bond::kHeldBucket);
   // A worker sent bucket 0 one more packet on member 0 before it saw the hold.
@@ -289,8 +299,7 @@ TEST(Scheduler, ABucketThatSentAgainWhileItsMoveBeganWaitsForTheOldQueueToDrain)
 
 TEST(Scheduler, AMoveOffAQueueThatDroppedWhatWasAheadCompletesWhenTheQueueEmpties) {
   MovesOffMember0 w;
-  w.world.apply(w.scheduler.step(MovesOffMember0::kDecided, w.world.members, w.world.activity,
-                                 w.world.buckets));
+  w.step();
   w.world.activity[0].last_seen_ns = MovesOffMember0::kDecided + 10'000;
   const std::uint64_t now = MovesOffMember0::kDecided + 200'000;
   w.set_member0(25, 1000, now - 100'000);
@@ -300,6 +309,47 @@ TEST(Scheduler, AMoveOffAQueueThatDroppedWhatWasAheadCompletesWhenTheQueueEmptie
   w.set_member0(0, 1005, now);
   ASSERT_TRUE(w.release(now + 100'000));
   EXPECT_EQ(w.world.buckets[0], 1);
+}
+
+}  // namespace
+}  // namespace braid::sched
+
+namespace braid::sched {
+namespace {
+
+// A switch to hash from a skewed table (adaptive took buckets off a congested member): the
+// table gets back to equal shares flowlet by flowlet, never by moving a busy bucket, and the
+// scheduler says it is settling until it is there.
+TEST(Scheduler, ASwitchToHashSettlesIntoEqualSharesWithoutMovingABusyBucket) {
+  Settings settings = adaptive();
+  settings.max_moves = 16;
+  Scheduler scheduler(settings, 2, 64);
+  World world(2, 64);
+  for (std::uint32_t b = 0; b < 64; ++b)
+    world.buckets[b] = b < 48 ? 0 : 1;  // 48 / 16
+  scheduler.set_policy(PolicyKind::kHash, 0);
+  EXPECT_TRUE(scheduler.settling());
+  EXPECT_TRUE(scheduler.snapshot().settling);
+  // Busy everywhere: nothing moves, however long.
+  std::uint64_t now = 0;
+  for (int period = 0; period < 20; ++period) {
+    now += 10 * kMs;
+    world.traffic(now, 10, true);
+    const auto before = world.buckets;
+    world.apply(scheduler.step(now, world.members, world.activity, world.buckets));
+    EXPECT_EQ(world.buckets, before);
+  }
+  EXPECT_TRUE(scheduler.settling());
+  // Idle: the buckets move (each held first, then released) until the shares are equal.
+  for (int period = 0; period < 20 && scheduler.settling(); ++period) {
+    now += 10 * kMs;
+    world.traffic(now, 0, false);
+    world.apply(scheduler.step(now, world.members, world.activity, world.buckets));
+  }
+  EXPECT_FALSE(scheduler.settling());
+  const auto counts = bond::bucket_counts(world.buckets, 2);
+  EXPECT_EQ(counts[0], 32u);
+  EXPECT_EQ(counts[1], 32u);
 }
 
 }  // namespace
