@@ -22,6 +22,20 @@ TEST(MempoolSizing, CoversEveryPlaceAnMbufCanWait) {
   EXPECT_LE(mbufs_needed(demand), floor * 2);
 }
 
+config::PortConfig port_config(std::string name, std::string device) {
+  config::PortConfig port;
+  port.name = std::move(name);
+  port.device = std::move(device);
+  return port;
+}
+
+config::BondConfig bond_config(std::string name, std::vector<std::string> members) {
+  config::BondConfig bond;
+  bond.name = std::move(name);
+  bond.members = std::move(members);
+  return bond;
+}
+
 PortStatsView port(std::string name, std::uint16_t port_id) {
   PortStatsView view;
   view.name = std::move(name);
@@ -57,19 +71,19 @@ std::vector<std::string> lines_of(const std::string& text) {
 // (p0..p3) -> sink. Each packet is received twice (wire, then a p port), but offered once.
 TEST(StatsLine, TheDemoFitsATerminalAndCountsTheOfferedLoadOnce) {
   config::Config config;
-  config.ports.push_back({.name = "wire", .device = "net_pcap_demo0,rx_pcap=x"});
+  config.ports.push_back(port_config("wire", "net_pcap_demo0,rx_pcap=x"));
   std::vector<PortStatsView> ports = {port("wire", 0)};
   for (std::uint16_t m = 0; m < 4; ++m) {
     const std::string cable = "cable:demo" + std::to_string(m);
-    config.ports.push_back({.name = "m" + std::to_string(m), .device = cable + "/a"});
-    config.ports.push_back({.name = "p" + std::to_string(m), .device = cable + "/b"});
+    config.ports.push_back(port_config("m" + std::to_string(m), cable + "/a"));
+    config.ports.push_back(port_config("p" + std::to_string(m), cable + "/b"));
     ports.push_back(port("m" + std::to_string(m), static_cast<std::uint16_t>(1 + m)));
     ports.push_back(port("p" + std::to_string(m), static_cast<std::uint16_t>(5 + m)));
   }
-  config.ports.push_back({.name = "sink", .device = "net_null_demo0,no-rx=1"});
+  config.ports.push_back(port_config("sink", "net_null_demo0,no-rx=1"));
   ports.push_back(port("sink", 9));
-  config.bonds.push_back({.name = "uplink", .members = {"m0", "m1", "m2", "m3"}});
-  config.bonds.push_back({.name = "switch", .members = {"p0", "p1", "p2", "p3"}});
+  config.bonds.push_back(bond_config("uplink", {"m0", "m1", "m2", "m3"}));
+  config.bonds.push_back(bond_config("switch", {"p0", "p1", "p2", "p3"}));
   describe_ports(config, ports);
   EXPECT_EQ(ports[1].bond, "uplink");
   EXPECT_TRUE(ports[1].looped);
@@ -94,7 +108,7 @@ TEST(StatsLine, TheDemoFitsATerminalAndCountsTheOfferedLoadOnce) {
 
 TEST(StatsLine, ABondOfManyMembersWrapsItsLine) {
   config::Config config;
-  config::BondConfig bond{.name = "uplink"};
+  config::BondConfig bond = bond_config("uplink", {});
   std::vector<PortStatsView> ports;
   CounterTotals before, now;
   for (std::uint16_t m = 0; m < 16; ++m) {
