@@ -54,11 +54,17 @@ braid::config::Config load(const braid::app::Options& options) {
   return braid::config::load_config_file(options.config_path);
 }
 
-std::vector<braid::engine::PortStatsView> port_views(const braid::engine::Engine& engine) {
+std::vector<braid::engine::PortStatsView> port_views(const braid::engine::Engine& engine,
+                                                     const braid::config::Config& config) {
   std::vector<braid::engine::PortStatsView> views;
   for (std::size_t i = 0; i < engine.port_count(); ++i) {
-    views.push_back({engine.port(i).name(), engine.port(i).id(), engine.nic_counters(i)});
+    braid::engine::PortStatsView view;
+    view.name = engine.port(i).name();
+    view.port_id = engine.port(i).id();
+    view.nic = engine.nic_counters(i);
+    views.push_back(std::move(view));
   }
+  braid::engine::describe_ports(config, views);
   return views;
 }
 
@@ -108,12 +114,12 @@ void run(const braid::config::Config& config, const braid::app::Options& options
     auto previous = std::make_shared<braid::engine::CounterTotals>(engine.totals());
     auto previous_ns = std::make_shared<std::uint64_t>(start_ns);
     control.every_here("stats", std::uint64_t{interval_ms} * 1'000'000,
-                       [&engine, previous, previous_ns, start_ns](std::uint64_t now) {
+                       [&engine, &config, previous, previous_ns, start_ns](std::uint64_t now) {
                          const braid::engine::CounterTotals current = engine.totals();
                          std::printf("%s\n", braid::engine::format_stats_line(
                                                  static_cast<double>(now - start_ns) / 1e9,
                                                  static_cast<double>(now - *previous_ns) / 1e9,
-                                                 current, *previous, port_views(engine))
+                                                 current, *previous, port_views(engine, config))
                                                  .c_str());
                          std::fflush(stdout);
                          *previous = current;
@@ -138,8 +144,9 @@ void run(const braid::config::Config& config, const braid::app::Options& options
   }
   control.stop();
   engine.stop();
-  std::printf("%s",
-              braid::engine::format_final_report(engine.totals(), port_views(engine)).c_str());
+  std::printf(
+      "%s",
+      braid::engine::format_final_report(engine.totals(), port_views(engine, config)).c_str());
   std::fflush(stdout);
 }
 

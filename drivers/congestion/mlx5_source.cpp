@@ -190,8 +190,8 @@ class Mlx5Source final : public Source {
       for (const std::string& name : names)
         list += (list.empty() ? "" : ", ") + name;
       if (logger_) {
-        logger_("congestion: member " + std::to_string(member) + ": PCI " + pci + " has netdevs " +
-                list + "; reading " + slot->name + " (congestion.netdevs names another)");
+        logger_(member, "PCI " + pci + " has netdevs " + list + "; reading " + slot->name +
+                            " (congestion.netdevs names another)");
       }
     }
     return *slot;

@@ -16,8 +16,7 @@ void MissingOnce::report(std::size_t member, const std::string& what) {
   if (std::find(seen_.begin(), seen_.end(), key) != seen_.end()) return;
   seen_.push_back(key);
   if (logger_) {
-    logger_("congestion: member " + std::to_string(member) + ": " + what +
-            " not available; feedback uses the other counters");
+    logger_(member, what + " not available; feedback uses the other counters");
   }
 }
 

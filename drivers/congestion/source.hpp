@@ -29,8 +29,9 @@ struct EthtoolStats {
   std::string error;
 };
 using EthtoolReader = std::function<EthtoolStats(const std::string& ifname)>;
-// Where "logged once" lines go (braid.sched rte_log in braid; a vector in tests).
-using Logger = std::function<void(const std::string&)>;
+// Where "logged once" lines about a member go (braid.sched rte_log in braid, which names the
+// member by its config name; a vector in tests). `member` is the index in the bond.
+using Logger = std::function<void(std::size_t member, const std::string& what)>;
 
 class Source {
  public:

@@ -3,22 +3,26 @@
 #include <algorithm>
 #include <charconv>
 
+#include "control/edit_distance.hpp"
+
 namespace braid::control {
 namespace {
 
 using Kind = PatternElement::Kind;
 
-// Empty when `word` is acceptable for parameter `element`, else why not.
+// Empty when `word` is acceptable for parameter `element`, else what is wrong with it.
 std::string check_value(const PatternElement& element, const std::string& word,
                         const ParamLookup& params) {
   const ParamType* type = params ? params(element.name) : nullptr;
   if (type == nullptr) return "";
+  const std::string invalid = "invalid <" + element.name + "> \"" + word + "\": ";
   if (type->numeric) {
     std::uint64_t number = 0;
     const auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), number);
-    if (error != std::errc{} || end != word.data() + word.size()) return "expected a whole number";
+    if (error != std::errc{} || end != word.data() + word.size())
+      return invalid + "expected a whole number";
     if (number < type->min || number > type->max)
-      return "must be " + std::to_string(type->min) + ".." + std::to_string(type->max);
+      return invalid + "must be " + std::to_string(type->min) + ".." + std::to_string(type->max);
     return "";
   }
   if (type->strict && type->values) {
@@ -27,7 +31,11 @@ std::string check_value(const PatternElement& element, const std::string& word,
       std::string list;
       for (const std::string& value : known)
         list += (list.empty() ? "" : ", ") + value;
-      return "expected one of: " + (list.empty() ? std::string("(none configured)") : list);
+      // `show bond uplnk`: no bond "uplnk"; did you mean "uplink"? (known: uplink, switch)
+      const std::string_view guess = closest(word, known);
+      return "no " + element.name + " \"" + word + "\"" +
+             (guess.empty() ? "" : "; did you mean \"" + std::string(guess) + "\"?") +
+             (list.empty() ? " (none configured)" : " (known: " + list + ")");
     }
   }
   return "";
@@ -79,10 +87,7 @@ class Matcher {
           next.set_value(element.name, word);
           if (step(e + 1, w + 1, next)) return true;
         } else {
-          fail({MatchFailure::Kind::kValue,
-                w,
-                {},
-                "invalid <" + element.name + "> \"" + word + "\": " + problem});
+          fail({MatchFailure::Kind::kValue, w, {}, problem});
         }
         break;
       case Kind::kRest: {

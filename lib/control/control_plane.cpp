@@ -87,7 +87,9 @@ void ControlPlane::register_builtin_commands() {
         for (const std::string& path : telemetry_.paths())
           paths += (paths.empty() ? "" : " ") + path;
         out.value("telemetry", paths);
-        out.value("pdump", capture_ && capture_->enabled());
+        // JSON: whether dpdk-dumpcap can attach; text: why not.
+        out.value("pdump", capture_ ? Value::displayed(capture_->attachable(), capture_->status())
+                                    : Value::displayed(false, "no (not started)"));
         out.value("jobs_waiting", std::uint64_t{jobs_.waiting()});
         out.value("console_timeouts", console_timeouts_.load());
         for (const auto& status : statuses_)

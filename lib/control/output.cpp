@@ -44,6 +44,8 @@ std::string Value::plain() const {
       return format_double(double_value);
     case Kind::kBool:
       return bool_value ? "yes" : "no";
+    case Kind::kMissing:
+      return "-";
   }
   return "";
 }
@@ -60,6 +62,8 @@ std::string Value::json() const {
       return std::isfinite(double_value) ? format_double(double_value) : "null";  // no NaN in JSON
     case Kind::kBool:
       return bool_value ? "true" : "false";
+    case Kind::kMissing:
+      return "null";
     default:
       return plain();
   }

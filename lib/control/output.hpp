@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,7 +18,7 @@ namespace braid::control {
 struct Value {
   // Plain fields rather than std::variant: GCC 12 reports false -Wmaybe-uninitialized on
   // variants holding std::string in initializer lists, and -Werror turns that into a failure.
-  enum class Kind { kString, kInt, kUint, kDouble, kBool };
+  enum class Kind { kString, kInt, kUint, kDouble, kBool, kMissing };
   Kind kind = Kind::kString;
   std::string string;
   std::int64_t int_value = 0;
@@ -38,6 +39,18 @@ struct Value {
   Value(int number) : kind(Kind::kInt), int_value(number) {}
   Value(double number) : kind(Kind::kDouble), double_value(number) {}
   Value(bool flag) : kind(Kind::kBool), bool_value(flag) {}
+
+  // A number that is not there (a counter the NIC does not have, a queue depth nobody measured):
+  // "-" in text, null in JSON, so that a script never parses "-" as a number.
+  static Value missing() {
+    Value value;
+    value.kind = Kind::kMissing;
+    return value;
+  }
+  template <typename T>
+  static Value optional(const std::optional<T>& number) {
+    return number ? Value(*number) : missing();
+  }
 
   // The same value, shown to people as `human` ("1.52Mpps" for 1520000.0).
   static Value displayed(Value value, std::string human) {

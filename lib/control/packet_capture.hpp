@@ -15,10 +15,15 @@ class PacketCapture {
   PacketCapture& operator=(const PacketCapture&) = delete;
 
   bool enabled() const { return enabled_; }
+  // Whether dpdk-dumpcap can attach: enabled, and EAL shares its memory (hugepages).
+  bool attachable() const { return enabled_ && reason_.empty(); }
+  // "yes", or "no (why)" for `show control`.
+  std::string status() const;
   const std::string& note() const { return note_; }
 
  private:
   bool enabled_ = false;
+  std::string reason_;  // why a secondary process cannot attach; empty when it can
   std::string note_;
 };
 

@@ -43,6 +43,7 @@ std::string key_name(const std::string& key) {
 void add_value(rte_tel_data* d, const std::string& key, const Value& value) {
   const std::string name = key_name(key);
   using Kind = Value::Kind;
+  if (value.kind == Kind::kMissing) return;  // no null in 22.11 telemetry: the key is left out
   if (value.kind == Kind::kUint) {
     rte_tel_data_add_dict_u64(d, name.c_str(), value.uint_value);
   } else if (value.kind == Kind::kInt && value.int_value >= INT32_MIN &&

@@ -301,8 +301,11 @@ std::unique_ptr<congestion::Source> make_congestion_source(
     return sched::read_ethdev_xstats(port_ids.at(member));
   };
   const std::string name = bond.name;
-  auto logger = [name](const std::string& line) {
-    BRAID_LOG_TO(kBond, WARNING, "bond %s: %s\n", name.c_str(), line.c_str());
+  auto logger = [name, members = bond.members](std::size_t member, const std::string& what) {
+    const std::string member_name =
+        member < members.size() ? members[member] : "#" + std::to_string(member);
+    BRAID_LOG_TO(kBond, WARNING, "bond %s: member %s: congestion: %s\n", name.c_str(),
+                 member_name.c_str(), what.c_str());
   };
   if (c.source == "mlx5") {
     congestion::Mlx5Settings settings;

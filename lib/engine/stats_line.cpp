@@ -1,6 +1,8 @@
 #include "engine/stats_line.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <string_view>
 
 namespace braid::engine {
 namespace {
@@ -25,6 +27,51 @@ std::string format_rate(double per_second) {
   return format_count(per_second) + "pps";
 }
 
+void describe_ports(const config::Config& config, std::vector<PortStatsView>& ports) {
+  // drivers/port/virtual_cable.hpp: "cable:NAME/a" and "cable:NAME/b" are both ends in braid.
+  constexpr std::string_view kCablePrefix = "cable:";
+  for (PortStatsView& view : ports) {
+    for (const config::PortConfig& port : config.ports) {
+      if (port.name == view.name) view.looped = port.device.starts_with(kCablePrefix);
+    }
+    for (const config::BondConfig& bond : config.bonds) {
+      for (const std::string& member : bond.members) {
+        if (member == view.name) view.bond = bond.name;
+      }
+    }
+  }
+}
+
+namespace {
+
+// Appends space-separated pieces to lines of at most kStatsLineColumns, continuing on an
+// indented line when the next piece would not fit.
+class Wrapped {
+ public:
+  explicit Wrapped(std::string& out) : out_(out) {}
+  void start(std::string head) {
+    if (!out_.empty()) out_ += "\n";
+    line_start_ = out_.size();
+    out_ += head;
+  }
+  void add(const std::string& piece) {
+    if (out_.size() - line_start_ + 1 + piece.size() > kStatsLineColumns) {
+      out_ += "\n";
+      line_start_ = out_.size();
+      out_ += "     ";
+    } else {
+      out_ += ' ';
+    }
+    out_ += piece;
+  }
+
+ private:
+  std::string& out_;
+  std::size_t line_start_ = 0;
+};
+
+}  // namespace
+
 std::string format_stats_line(double elapsed_s, double interval_s, const CounterTotals& now,
                               const CounterTotals& before,
                               const std::vector<PortStatsView>& ports) {
@@ -32,25 +79,62 @@ std::string format_stats_line(double elapsed_s, double interval_s, const Counter
   auto rate = [&](std::uint64_t a, std::uint64_t b) {
     return static_cast<double>(a - b) / seconds;
   };
+  auto rx = [&](const PortStatsView& port) {
+    return rate(now.rx_packets[port.port_id], before.rx_packets[port.port_id]);
+  };
+  auto tx = [&](const PortStatsView& port) {
+    return rate(now.tx_packets[port.port_id], before.tx_packets[port.port_id]);
+  };
+  double offered = 0;
+  double delivered = 0;
+  std::vector<std::string> bonds;
+  for (const PortStatsView& port : ports) {
+    if (!port.looped) {
+      offered += rx(port);
+      delivered += tx(port);
+    }
+    if (!port.bond.empty() && std::find(bonds.begin(), bonds.end(), port.bond) == bonds.end())
+      bonds.push_back(port.bond);
+  }
+  std::string out;
+  Wrapped lines(out);
   char head[48];
   std::snprintf(head, sizeof head, "[%7.1fs]", elapsed_s);
-  std::string line = head;
-  line += " rx " + format_rate(rate(now.rx(), before.rx()));
-  line += " tx " + format_rate(rate(now.tx(), before.tx()));
-  line += " drop " + format_rate(rate(now.dropped(), before.dropped()));
-  for (const PortStatsView& port : ports) {
-    line += " | " + port.name + " rx " +
-            format_count(rate(now.rx_packets[port.port_id], before.rx_packets[port.port_id])) +
-            " tx " +
-            format_count(rate(now.tx_packets[port.port_id], before.tx_packets[port.port_id]));
-  }
-  for (std::size_t r = 0; r < kDropReasonCount; ++r) {
-    if (now.drops[r] != before.drops[r]) {
-      line += " | " + std::string(kDropReasonNames[r]) + " " +
-              format_count(rate(now.drops[r], before.drops[r])) + "/s";
+  lines.start(head);
+  lines.add("offered " + format_rate(offered));
+  lines.add("delivered " + format_rate(delivered));
+  lines.add("dropped " + format_rate(rate(now.dropped(), before.dropped())));
+  for (const std::string& bond : bonds) {
+    double bond_rx = 0;
+    double bond_tx = 0;
+    std::vector<std::string> members;
+    for (const PortStatsView& port : ports) {
+      if (port.bond != bond) continue;
+      bond_rx += rx(port);
+      bond_tx += tx(port);
+      members.push_back(port.name + " " + format_count(rx(port)) + "/" + format_count(tx(port)));
     }
+    lines.start("  " + bond + " rx " + format_count(bond_rx) + " tx " + format_count(bond_tx) +
+                ", rx/tx:");
+    for (const std::string& member : members)
+      lines.add(member);
   }
-  return line;
+  bool own = false;
+  for (const PortStatsView& port : ports) {
+    if (!port.bond.empty()) continue;
+    if (!own) lines.start("  ports rx/tx:");
+    own = true;
+    lines.add(port.name + " " + format_count(rx(port)) + "/" + format_count(tx(port)));
+  }
+  bool drops = false;
+  for (std::size_t r = 0; r < kDropReasonCount; ++r) {
+    if (now.drops[r] == before.drops[r]) continue;
+    if (!drops) lines.start("  drops:");
+    drops = true;
+    lines.add(std::string(kDropReasonNames[r]) + " " +
+              format_count(rate(now.drops[r], before.drops[r])) + "/s");
+  }
+  return out;
 }
 
 std::string format_final_report(const CounterTotals& totals,

@@ -1,6 +1,8 @@
 #include "lacp/event_log.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <string_view>
 
 namespace braid::lacp {
 
@@ -35,7 +37,30 @@ std::string to_string(const Event& event) {
   return text;
 }
 
+bool EventLog::is_periodic_tick(const Event& event) {
+  if (event.machine != Machine::kPeriodic) return false;
+  constexpr std::string_view kTx = "PERIODIC_TX";
+  auto slot = std::find_if(before_tx_.begin(), before_tx_.end(),
+                           [&](const auto& entry) { return entry.first == event.port_number; });
+  if (event.to == kTx) {
+    // Entering PERIODIC_TX: a timer expiry (or the partner asking for the fast rate: the
+    // return to FAST_PERIODIC is then a transition of its own).
+    if (slot == before_tx_.end()) {
+      before_tx_.emplace_back(event.port_number, event.from);
+    } else {
+      slot->second = event.from;
+    }
+    ++periodic_ticks_;
+    return true;
+  }
+  // Leaving PERIODIC_TX for the state it came from: a tick. For another (a rate change, or
+  // NO_PERIODIC), a transition.
+  return event.from == kTx && slot != before_tx_.end() &&
+         event.to == std::string_view(slot->second);
+}
+
 void EventLog::record(const Event& event) {
+  if (is_periodic_tick(event)) return;
   ring_[total_ % ring_.size()] = event;
   ++total_;
 }

@@ -63,7 +63,8 @@ def running():
     config.write_text(config_text(tag, socket_path, metrics_port))
     try:
         with running_braid(config, directory, prefix, socket_path) as process:
-            yield {"socket": str(socket_path), "metrics_port": metrics_port, "process": process}
+            yield {"socket": str(socket_path), "metrics_port": metrics_port, "process": process,
+                   "log": directory / "braid.log"}
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 
@@ -95,6 +96,76 @@ def test_show_lacp(running):
     detail = ctl_json(running, "show", "lacp", "detail", "lag")["lag"]
     assert {p["member"] for p in detail["machines"]} == {"l0", "l1"}, detail
     assert detail["transitions"], detail
+
+
+def test_lacp_history_names_machines_and_leaves_out_periodic_ticks(running):
+    """The history is member, machine, from, to (not a log string with LACP's port numbers), and
+    the Periodic machine's pass through PERIODIC_TX every second is counted, not listed: with no
+    partner, lag's members tick every second, and their first transitions must stay shown."""
+    detail = ctl_json(running, "show", "lacp", "detail", "lag")["lag"]
+    transitions = detail["transitions"]
+    machines = {"receive", "periodic", "selection", "mux", "actor_churn", "partner_churn",
+                "fallback", "system"}
+    for row in transitions:
+        assert set(row) == {"age", "member", "machine", "from", "to"}, row
+        assert row["member"] in {"l0", "l1", "-"}, row
+        assert row["machine"] in machines, row
+        assert "PERIODIC_TX" not in (row["from"], row["to"]), row
+    # The start-up transitions (link up: receive leaves PORT_DISABLED) are still there.
+    assert any(row["machine"] == "receive" and row["from"] == "PORT_DISABLED"
+               for row in transitions), transitions
+    deadline = time.monotonic() + 10
+    while ctl_json(running, "show", "lacp", "detail", "lag")["lag"]["periodic_ticks"] < 2:
+        assert time.monotonic() < deadline, "no periodic ticks counted"
+        time.sleep(0.2)
+    text = ctl(running, "show", "lacp", "detail", "lag").stdout
+    assert re.search(r"^\s*age\s+member\s+machine\s+from\s+to$", text, re.M), text
+    assert "periodic_ticks:" in text, text
+
+
+def test_mistyped_values_get_a_suggestion(running):
+    for words, message in (
+            (["show", "bond", "uplnk"], 'no bond "uplnk"; did you mean "uplink"?'),
+            (["show", "lacp", "detail", "lagg"], 'no bond "lagg"; did you mean "lag"?'),
+            (["set", "member", "m11", "down"], 'no member "m11"; did you mean "m1"?'),
+            (["show", "port", "stats", "hots"], 'no port "hots"; did you mean "host"?'),
+            (["set", "bond", "lag", "policy", "hsah"], 'did you mean "hash"?'),
+            (["set", "bond", "lag", "weight", "l3", "2"], 'did you mean "l0"?')):
+        result = ctl(running, *words, check=False)
+        assert result.returncode == 1, result.stdout
+        assert message in result.stderr, (words, result.stderr)
+
+
+def test_missing_counters_are_null_in_json(running):
+    # The sim source has pause frames and ECN marks, not CNPs or discards.
+    members = ctl_json(running, "show", "scheduler", "uplink")["uplink"]["members"]
+    assert members and all(m["cnp"] is None and m["discards"] is None for m in members), members
+    assert all(isinstance(m["pause_frames"], int) for m in members), members
+    text = ctl(running, "show", "scheduler", "uplink").stdout
+    assert re.search(r"^\s*m0\s.*\s-\s", text, re.M), text
+
+
+def test_weight_help_says_which_policies_use_weights(running):
+    text = ctl(running, "help", "set", "bond").stdout
+    assert "wrr and adaptive use weights; hash and lqf give every member an equal share" in text
+    assert "<weight>: a member weight, 1..1000 (read by the wrr and adaptive policies only)" in text
+    ctl(running, "set", "bond", "lag", "policy", "lqf")
+    try:
+        out = ctl(running, "set", "bond", "lag", "weight", "l1", "2").stdout
+        assert "policy lqf ignores weights" in out, out
+    finally:
+        ctl(running, "set", "bond", "lag", "policy", "hash")
+        ctl(running, "set", "bond", "lag", "weight", "l1", "1")
+
+
+def test_log_lines_name_members_by_config_name(running):
+    deadline = time.monotonic() + 10
+    while not re.search(r"bond uplink: member m1 weight \d+ -> \d+",
+                        running["log"].read_text()):
+        assert time.monotonic() < deadline, running["log"].read_text()
+        time.sleep(0.2)
+    log = running["log"].read_text()
+    assert not re.search(r"member \d+ ", log), log
 
 
 def test_show_distribution(running):

@@ -104,9 +104,19 @@ def test_demo_moves_packets_and_accounts_for_all_of_them():
     result = braid("--duration", "3", "--stats-interval", "500", "--", unique_prefix("demo"),
                    timeout=120)
     assert result.returncode == 0, result.stderr
-    rates = re.findall(r"\] rx ([\d.]+)([kMG]?)pps", result.stdout)
+    rates = re.findall(r"\] offered ([\d.]+)([kMG]?)pps", result.stdout)
     assert len(rates) >= 3, result.stdout
     assert any(float(value) > 0 for value, _ in rates), result.stdout
+    # The stats fit a terminal: a head line, one line per bond, one for the other ports.
+    periodic = result.stdout.split("final counters:")[0]
+    stats = [line for line in periodic.splitlines()
+             if re.match(r"\[\s*[\d.]+s\] offered |  (uplink|switch|ports|drops)[ :]|     ", line)]
+    assert stats and all(len(line) <= 80 for line in stats), stats
+    # The demo's packets are received twice (wire, then a switch member over the in-process
+    # cables) but offered once: the offered rate is wire's rx rate, not twice it.
+    blocks = re.findall(r"\] offered (\S+)pps .*\n(?:  .*\n)*?  ports rx/tx: wire (\S+)/",
+                        result.stdout)
+    assert blocks and all(offered == wire for offered, wire in blocks), result.stdout
     assert "no free hugepages" in result.stdout or "--no-huge" not in result.stdout
     assert re.search(r"accounting: rx (\d+) = tx \d+ \+ dropped \d+ \+ to control \d+ \+ in flight 0: balanced",
                      result.stdout), result.stdout

@@ -99,7 +99,10 @@ def test_failed_command_exits_nonzero_with_a_suggestion(running):
     result = ctl(running, "show", "port", "stats", "nosuch", check=False)
     assert result.returncode == 1
     expected = ", ".join(port_names(running))
-    assert f'invalid <port> "nosuch": expected one of: {expected}' in result.stderr
+    assert f'no port "nosuch" (known: {expected})' in result.stderr
+    result = ctl(running, "show", "bond", "uplnk", check=False)
+    assert result.returncode == 1
+    assert 'no bond "uplnk"; did you mean "uplink"?' in result.stderr, result.stderr
     assert json.loads(ctl(running, "--json", "frobnicate", check=False).stdout)["errors"]
 
 
@@ -230,6 +233,31 @@ def test_socket_is_private_to_its_owner(running):
         os.chmod(path, 0o600)
     assert as_nobody.stdout.startswith("error\npermission denied"), as_nobody
     assert "you are uid 65534" in as_nobody.stdout
+
+
+def test_show_control_says_whether_pdump_can_attach(running):
+    log = (running["directory"] / "braid.log").read_text()
+    text = ctl(running, "show", "control").stdout
+    attachable = json.loads(ctl(running, "--json", "show", "control").stdout)["pdump"]
+    if "--no-huge" in log:  # the test machines: no hugepages, so dumpcap has nothing to map
+        assert "pdump:" in text and "no (--no-huge: a secondary process cannot attach)" in text, text
+        assert attachable is False
+    else:
+        assert re.search(r"^pdump:\s+yes$", text, re.M), text
+        assert attachable is True
+
+
+def test_braidctl_help_lists_every_option_short_and_long():
+    help_text = subprocess.run([BRAIDCTL, "--help"], capture_output=True, text=True,
+                               timeout=30).stdout
+    pairs = re.findall(r"^  -(\w), --([\w-]+)", help_text, re.M)
+    assert {short for short, _ in pairs} == {"s", "p", "j", "V", "h"}, help_text
+    assert {long for _, long in pairs} == {"socket", "file-prefix", "json", "version", "help"}
+    # Each short option is the long one: -V prints the version, -h this help.
+    assert subprocess.run([BRAIDCTL, "-h"], capture_output=True, text=True,
+                          timeout=30).stdout == help_text
+    assert subprocess.run([BRAIDCTL, "-V"], capture_output=True, text=True,
+                          timeout=30).stdout.startswith("braidctl ")
 
 
 def test_pdump_capture(running, tmp_path):

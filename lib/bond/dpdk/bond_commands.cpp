@@ -17,6 +17,7 @@ using control::Args;
 using control::Output;
 
 constexpr std::size_t kRecentEvents = 10;
+constexpr std::size_t kRecentTransitions = 20;
 
 std::string mode_name(config::BondMode mode) {
   return std::string(config::name_of(mode, config::kBondModeNames));
@@ -180,14 +181,25 @@ void show_lacp(const Bond& bond, bool detail, Output& out) {
       row.push_back(c.bad_pdu[e]);
     counts.row(row);
   }
-  control::Table& events = section.table("transitions", {"age", "port", "machine", "from", "to"});
-  const std::vector<lacp::Event> log = system->event_log().events();
-  const std::size_t first = log.size() > 20 ? log.size() - 20 : 0;
-  for (std::size_t e = first; e < log.size(); ++e) {
-    const lacp::Event& event = log[e];
-    const std::string text = lacp::to_string(event);
-    events.row({event.time_ns <= now ? age_text(event.time_ns, now) : "", event.port_number, text,
-                event.from, event.to});
+  // Which member a port number is: the log knows LACP's port numbers, operators know names.
+  auto member_of = [&](std::uint16_t port_number) -> std::string {
+    if (port_number == 0) return "-";  // a system-wide event
+    for (std::size_t p = 0; p < snapshot.ports.size() && p < members.size(); ++p) {
+      if (snapshot.ports[p].port_number == port_number) return members[p].name;
+    }
+    return "port " + std::to_string(port_number);
+  };
+  const lacp::EventLog& log = system->event_log();
+  section.value("periodic_ticks", log.periodic_ticks());  // PERIODIC_TX passes, not listed
+  control::Table& events = section.table("transitions", {"age", "member", "machine", "from", "to"});
+  const std::vector<lacp::Event> history = log.events();
+  const std::size_t first =
+      history.size() > kRecentTransitions ? history.size() - kRecentTransitions : 0;
+  for (std::size_t e = first; e < history.size(); ++e) {
+    const lacp::Event& event = history[e];
+    events.row({event.time_ns <= now ? age_text(event.time_ns, now) : "",
+                member_of(event.port_number), lacp::to_string(event.machine), event.from,
+                event.to});
   }
 }
 

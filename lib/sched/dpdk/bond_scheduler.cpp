@@ -162,8 +162,11 @@ std::uint64_t BondScheduler::poll(std::uint64_t now_ns) {
       std::min<std::uint64_t>(snap.weight_changes - history_logged_, snap.history.size());
   for (std::size_t i = snap.history.size() - fresh; i < snap.history.size(); ++i) {
     const WeightChange& change = snap.history[i];
-    BRAID_LOG_TO(kBond, INFO, "bond %s: member %u weight %u -> %u (%s)\n", bond_.name().c_str(),
-                 change.member, change.from, change.to, change.cause.c_str());
+    const std::vector<std::string>& names = bond_.config().members;
+    const std::string member =
+        change.member < names.size() ? names[change.member] : "#" + std::to_string(change.member);
+    BRAID_LOG_TO(kBond, INFO, "bond %s: member %s weight %u -> %u (%s)\n", bond_.name().c_str(),
+                 member.c_str(), change.from, change.to, change.cause.c_str());
   }
   history_logged_ = snap.weight_changes;
   finish_pending_hash(now_ns);

@@ -6,6 +6,7 @@
 #include "bond/dpdk/bond.hpp"
 #include "common/clock.hpp"
 #include "control/control_plane.hpp"
+#include "control/edit_distance.hpp"
 #include "sched/dpdk/bond_scheduler.hpp"
 
 namespace braid::sched {
@@ -29,10 +30,6 @@ Value fixed(double number, const char* format) {
   char text[32];
   std::snprintf(text, sizeof text, format, number);
   return Value::displayed(number, text);
-}
-
-std::string optional_text(const std::optional<std::uint32_t>& value) {
-  return value ? std::to_string(*value) : "-";
 }
 
 std::string age_text(std::uint64_t then_ns, std::uint64_t now_ns) {
@@ -92,7 +89,7 @@ void show_scheduler(const ScheduledBond& b, Output& out) {
     const MemberSnapshot& ms = snap.members[m];
     const CongestionCounters& c = ms.counters;
     auto counter = [&c](CongestionCounters::Field field, std::uint64_t value) -> Value {
-      return c.has(field) ? Value(value) : Value(std::string("-"));
+      return c.has(field) ? Value(value) : Value::missing();
     };
     table.row({member_name(members, m), m < members.size() && members[m].distributing,
                ms.configured_weight, ms.weight, fixed(ms.factor_permille / 1000.0, "%.3f"),
@@ -101,7 +98,7 @@ void show_scheduler(const ScheduledBond& b, Output& out) {
                counter(CongestionCounters::kPauseFrames, c.pause_frames),
                counter(CongestionCounters::kEcnMarked, c.ecn_marked),
                counter(CongestionCounters::kCnp, c.cnp),
-               counter(CongestionCounters::kDiscards, c.discards), optional_text(ms.queue_depth),
+               counter(CongestionCounters::kDiscards, c.discards), Value::optional(ms.queue_depth),
                fixed(ms.load, "%.1f")});
   }
   control::Table& history =
@@ -171,7 +168,10 @@ void register_sched_commands(control::ControlPlane& control, std::vector<Schedul
   if (bonds.empty()) return;
   control::CommandRegistry& commands = control.commands();
   commands.define_param(
-      "weight", {.help = "a member weight, 1..1000", .numeric = true, .min = 1, .max = kMaxWeight});
+      "weight", {.help = "a member weight, 1..1000 (read by the wrr and adaptive policies only)",
+                 .numeric = true,
+                 .min = 1,
+                 .max = kMaxWeight});
   commands.define_param("microseconds", {.help = "flowlet gap in microseconds, 1..1000000",
                                          .numeric = true,
                                          .min = 1,
@@ -194,36 +194,47 @@ void register_sched_commands(control::ControlPlane& control, std::vector<Schedul
                  }
                  out.line("bond " + b->bond->name() + ": policy " + name);
                });
-  commands.add("set bond <bond> weight <member> <weight>",
-               "a member's configured weight (wrr, lqf, adaptive; hash ignores weights)",
-               [bonds](const Args& args, Output& out) {
-                 const ScheduledBond* b = find_bond(bonds, args.get("bond"));
-                 if (b == nullptr) {
-                   out.error("no bond " + args.get("bond"));
-                   return;
-                 }
-                 const std::vector<bond::MemberStatus> members = b->bond->members();
-                 const auto it = std::find_if(members.begin(), members.end(), [&](const auto& m) {
-                   return m.name == args.get("member");
-                 });
-                 if (it == members.end()) {
-                   std::string names;
-                   for (const auto& m : members)
-                     names += (names.empty() ? "" : ", ") + m.name;
-                   out.error("member " + args.get("member") + " is not in bond " + b->bond->name() +
-                             " (its members: " + names + ")");
-                   return;
-                 }
-                 const auto weight = static_cast<std::uint32_t>(args.number("weight").value_or(0));
-                 std::string error;
-                 if (!b->scheduler->set_weight(static_cast<std::size_t>(it - members.begin()),
-                                               weight, monotonic_ns(), error)) {
-                   out.error(error);
-                   return;
-                 }
-                 out.line("bond " + b->bond->name() + ": member " + it->name + " weight " +
-                          std::to_string(weight));
-               });
+  commands.add(
+      "set bond <bond> weight <member> <weight>",
+      "a member's configured weight: wrr and adaptive use weights; hash and lqf give "
+      "every member an equal share",
+      [bonds](const Args& args, Output& out) {
+        const ScheduledBond* b = find_bond(bonds, args.get("bond"));
+        if (b == nullptr) {
+          out.error("no bond " + args.get("bond"));
+          return;
+        }
+        const std::vector<bond::MemberStatus> members = b->bond->members();
+        const auto it = std::find_if(members.begin(), members.end(),
+                                     [&](const auto& m) { return m.name == args.get("member"); });
+        if (it == members.end()) {
+          std::vector<std::string> names;
+          std::string list;
+          for (const auto& m : members) {
+            names.push_back(m.name);
+            list += (list.empty() ? "" : ", ") + m.name;
+          }
+          const std::string_view guess = control::closest(args.get("member"), names);
+          out.error("member " + args.get("member") + " is not in bond " + b->bond->name() +
+                    (guess.empty() ? "" : "; did you mean \"" + std::string(guess) + "\"?") +
+                    " (its members: " + list + ")");
+          return;
+        }
+        const auto weight = static_cast<std::uint32_t>(args.number("weight").value_or(0));
+        std::string error;
+        if (!b->scheduler->set_weight(static_cast<std::size_t>(it - members.begin()), weight,
+                                      monotonic_ns(), error)) {
+          out.error(error);
+          return;
+        }
+        out.line("bond " + b->bond->name() + ": member " + it->name + " weight " +
+                 std::to_string(weight));
+        const PolicyKind policy = b->scheduler->snapshot().policy;
+        if (policy == PolicyKind::kHash || policy == PolicyKind::kLqf) {
+          out.line("policy " + std::string(policy_name(policy)) +
+                   " ignores weights: this one applies under wrr or adaptive");
+        }
+      });
   commands.add(
       "set bond <bond> flowlet gap <microseconds>",
       "idle time before a bucket may move to another member",

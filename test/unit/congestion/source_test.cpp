@@ -52,7 +52,9 @@ Xstats load_ethtool(const std::string& file) {
 struct Log {
   std::vector<std::string> lines;
   Logger logger() {
-    return [this](const std::string& line) { lines.push_back(line); };
+    return [this](std::size_t member, const std::string& what) {
+      lines.push_back("congestion: member " + std::to_string(member) + ": " + what);
+    };
   }
 };
 

@@ -53,5 +53,18 @@ TEST(Output, ControlBytesAreEscapedInJson) {
   EXPECT_EQ(out.render_json(), R"({"nan":null})");
 }
 
+TEST(Output, AMissingNumberIsADashInTextAndNullInJson) {
+  Output out;
+  out.table("members", {"member", "cnp", "queue_depth"})
+      .row({"m0", Value::missing(), Value::optional(std::optional<std::uint32_t>{})})
+      .row({"m1", 7u, Value::optional(std::optional<std::uint32_t>{12})});
+  EXPECT_EQ(out.render_text(),
+            "member  cnp  queue_depth\n"
+            "m0      -    -\n"
+            "m1      7    12\n");
+  EXPECT_EQ(out.render_json(), R"({"members":[{"member":"m0","cnp":null,"queue_depth":null},)"
+                               R"({"member":"m1","cnp":7,"queue_depth":12}]})");
+}
+
 }  // namespace
 }  // namespace braid::control

@@ -100,10 +100,10 @@ TEST_F(RegistryTest, UnknownWordListsTheChoices) {
 
 TEST_F(RegistryTest, BadValueNamesTheParameterAndTheValidOnes) {
   EXPECT_EQ(run("set member p9 up"),
-            "error: invalid <member> \"p9\": expected one of: p0\n"
+            "error: no member \"p9\"; did you mean \"p0\"? (known: p0)\n"
             "usage: set member <member> up|down\n");
   EXPECT_EQ(run("set log braid.bond loud"),
-            "error: invalid <level> \"loud\": expected one of: err, info, debug\n"
+            "error: no level \"loud\" (known: err, info, debug)\n"
             "usage: set log <type> <level>\n");
   EXPECT_EQ(run("set bond flowlet gap 0"),
             "error: invalid <gap_us> \"0\": must be 1..100000\n"
@@ -112,8 +112,17 @@ TEST_F(RegistryTest, BadValueNamesTheParameterAndTheValidOnes) {
             "error: invalid <gap_us> \"fast\": expected a whole number\n"
             "usage: set bond flowlet gap <gap_us>\n");
   EXPECT_EQ(run("show port stats p7"),
-            "error: invalid <port> \"p7\": expected one of: p0, p1\n"
+            "error: no port \"p7\"; did you mean \"p0\"? (known: p0, p1)\n"
             "usage: show port [stats|xstats|info] [<port>]\n");
+}
+
+TEST_F(RegistryTest, MistypedValueSuggestsTheClosest) {
+  EXPECT_EQ(run("show port stats p"),
+            "error: no port \"p\"; did you mean \"p0\"? (known: p0, p1)\n"
+            "usage: show port [stats|xstats|info] [<port>]\n");
+  EXPECT_EQ(run("set log braid.bond inof"),
+            "error: no level \"inof\"; did you mean \"info\"? (known: err, info, debug)\n"
+            "usage: set log <type> <level>\n");
 }
 
 TEST_F(RegistryTest, MissingAndExtraWords) {

@@ -295,5 +295,50 @@ TEST(LacpEventLog, RingKeepsNewest) {
   EXPECT_NE(to_string(events.back()).find("mux A -> B"), std::string::npos);
 }
 
+// The Periodic machine passes through PERIODIC_TX on every timer expiry; those passes are
+// counted, and a minute of them leaves the transitions that matter in the ring.
+TEST(LacpEventLog, PeriodicTicksAreCountedNotKept) {
+  EventLog log(8);
+  log.record(Event{0, 1, Machine::kPeriodic, "NO_PERIODIC", "FAST_PERIODIC"});
+  log.record(Event{0, 1, Machine::kMux, "DETACHED", "WAITING"});
+  for (std::uint64_t s = 1; s <= 60; ++s) {
+    log.record(Event{s * 1'000'000'000, 1, Machine::kPeriodic, "FAST_PERIODIC", "PERIODIC_TX"});
+    log.record(Event{s * 1'000'000'000, 1, Machine::kPeriodic, "PERIODIC_TX", "FAST_PERIODIC"});
+    log.record(Event{s * 1'000'000'000, 2, Machine::kPeriodic, "SLOW_PERIODIC", "PERIODIC_TX"});
+    log.record(Event{s * 1'000'000'000, 2, Machine::kPeriodic, "PERIODIC_TX", "SLOW_PERIODIC"});
+  }
+  // A pass that changes the rate is a transition (its entry into PERIODIC_TX still a tick).
+  log.record(Event{61, 1, Machine::kPeriodic, "FAST_PERIODIC", "PERIODIC_TX"});
+  log.record(Event{61, 1, Machine::kPeriodic, "PERIODIC_TX", "SLOW_PERIODIC"});
+  const auto events = log.events();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_STREQ(events[0].to, "FAST_PERIODIC");
+  EXPECT_EQ(events[1].machine, Machine::kMux);
+  EXPECT_STREQ(events[2].from, "PERIODIC_TX");
+  EXPECT_STREQ(events[2].to, "SLOW_PERIODIC");
+  EXPECT_EQ(log.periodic_ticks(), 121u);
+  EXPECT_EQ(log.dropped(), 0u);
+}
+
+TEST(LacpEventLog, AMinuteOfTicksKeepsTheStartUpTransitions) {
+  SystemConfig config = system_config(1);
+  config.event_log_capacity = 64;  // a minute of fast ticks on 2 ports is 240 entries
+  LacpSystem system(config, port_configs(1, 2), [](std::size_t, ByteSpan) { return true; });
+  system.on_link(0, true, 25'000, true, 0);
+  system.on_link(1, true, 25'000, true, 0);
+  const std::vector<Event> start = system.event_log().events();
+  ASSERT_FALSE(start.empty());
+  for (std::uint64_t t = 0; t <= 60'000'000'000; t += 100'000'000)
+    system.tick(t);
+  const std::vector<Event> after = system.event_log().events();
+  EXPECT_GE(system.event_log().periodic_ticks(), 2u * 60);  // fast: no partner says slow
+  EXPECT_EQ(system.event_log().dropped(), 0u);
+  ASSERT_GE(after.size(), start.size());
+  for (std::size_t e = 0; e < start.size(); ++e) {
+    EXPECT_EQ(after[e].machine, start[e].machine);
+    EXPECT_STREQ(after[e].to, start[e].to);
+  }
+}
+
 }  // namespace
 }  // namespace braid::lacp
