@@ -102,14 +102,14 @@ void register_bond_metrics(control::MetricsRegistry& metrics, const std::vector<
     w.family("braid_member_link_up", "1 when the member's link is up (whatever its admin state)",
              MetricType::kGauge);
     member_samples(w, bonds, [](const MemberStatus& m) { return m.link_up; });
-    w.family("braid_member_speed_bits_per_second",
+    w.family("braid_member_speed_bytes_per_second",
              "the member's link speed; 0 while the link is down or the speed is unknown",
              MetricType::kGauge);
     for (Bond* bond : bonds) {
       for (const MemberStatus& m : bond->members()) {
         const bool known = m.link_up && m.speed_mbps != RTE_ETH_SPEED_NUM_UNKNOWN;
         w.sample({{"bond", bond->name()}, {"member", m.name}},
-                 known ? static_cast<double>(m.speed_mbps) * 1e6 : 0.0);  // speed_mbps: Mbit/s
+                 known ? static_cast<double>(m.speed_mbps) * 1e6 / 8 : 0.0);  // Mbit/s to bytes/s
       }
     }
     w.family("braid_member_distributing", "1 when the member carries traffic", MetricType::kGauge);
