@@ -13,7 +13,8 @@ SimSource::SimSource(SimSettings settings, std::size_t members)
   for (auto& c : counters_) {
     c.present = sched::CongestionCounters::kPauseFrames |
                 sched::CongestionCounters::kPauseDurationUs |
-                sched::CongestionCounters::kEcnMarked | sched::CongestionCounters::kTxPackets;
+                sched::CongestionCounters::kEcnMarked | sched::CongestionCounters::kCnp |
+                sched::CongestionCounters::kTxPackets;
   }
 }
 

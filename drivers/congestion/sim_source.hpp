@@ -1,6 +1,7 @@
 // sim: scripted congestion for tests and demos, and the counters of emulated links. Each member
 // has a constant paused fraction and mark rate (from the config) that accumulate with time, and
-// tests can set any counter directly; a member whose port has a link emulator attached
+// tests can set any counter directly (CNPs are reported, 0 unless set, so that every congestion
+// metric exists); a member whose port has a link emulator attached
 // (drivers/linkemu) reports what that link measured instead.
 #pragma once
 

@@ -1,6 +1,22 @@
 #include "engine/engine_metrics.hpp"
 
+#include <rte_ethdev.h>
+
 namespace braid::engine {
+namespace {
+
+// The link's speed in bytes per second (Prometheus' base unit; promtool rejects bits); 0 while the
+// link is down or its speed is unknown, so that utilisation (rate of bytes / speed) can filter on
+// `> 0`.
+double link_speed_bytes_per_second(std::uint16_t port_id) {
+  rte_eth_link link{};
+  if (rte_eth_link_get_nowait(port_id, &link) != 0 || link.link_status == RTE_ETH_LINK_DOWN ||
+      link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN)
+    return 0;
+  return static_cast<double>(link.link_speed) * 1e6 / 8;  // link_speed is in Mbit/s
+}
+
+}  // namespace
 
 void register_engine_metrics(control::MetricsRegistry& metrics, std::shared_ptr<EngineView> view) {
   using control::MetricType;
@@ -33,6 +49,12 @@ void register_engine_metrics(control::MetricsRegistry& metrics, std::shared_ptr<
       for (std::size_t i = 0; i < nic.size(); ++i)
         w.sample({{"port", engine.port(i).name()}}, nic[i].*metric.field);
     }
+
+    w.family("braid_port_speed_bytes_per_second",
+             "the port's link speed; 0 while the link is down or the speed is unknown",
+             MetricType::kGauge);
+    for (std::size_t i = 0; i < engine.port_count(); ++i)
+      w.sample({{"port", engine.port(i).name()}}, link_speed_bytes_per_second(engine.port(i).id()));
 
     const CounterTotals totals = engine.totals();
     w.family("braid_drops_total", "packets braid dropped, by reason", MetricType::kCounter);

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include "bond/dpdk/bond.hpp"
+#include "bond/dpdk/bond_metrics.hpp"
 #include "common/clock.hpp"
 #include "control/control_plane.hpp"
 #include "lacp/snapshot.hpp"
@@ -242,165 +244,6 @@ std::pair<Bond*, std::size_t> find_member(const std::vector<Bond*>& bonds,
   return {nullptr, 0};
 }
 
-// One sample per member of every bond, labelled {bond, member}.
-template <typename ValueOf>
-void member_samples(control::MetricWriter& w, const std::vector<Bond*>& bonds, ValueOf value_of) {
-  for (Bond* bond : bonds) {
-    for (const MemberStatus& m : bond->members()) {
-      w.sample({{"bond", bond->name()}, {"member", m.name}}, std::uint64_t{value_of(m)});
-    }
-  }
-}
-
-// One sample per member of every LACP bond, from its LACP snapshot.
-template <typename ValueOf>
-void lacp_port_samples(control::MetricWriter& w, const std::vector<Bond*>& bonds,
-                       ValueOf value_of) {
-  for (Bond* bond : bonds) {
-    if (bond->lacp() == nullptr) continue;
-    const lacp::SystemSnapshot snapshot = bond->lacp()->snapshot();
-    const std::vector<MemberStatus> members = bond->members();
-    for (std::size_t p = 0; p < snapshot.ports.size() && p < members.size(); ++p) {
-      w.sample({{"bond", bond->name()}, {"member", members[p].name}},
-               std::uint64_t{value_of(snapshot.ports[p])});
-    }
-  }
-}
-
-void register_metrics(control::ControlPlane& control, const std::vector<Bond*>& bonds) {
-  control.metrics().add_collector([bonds](control::MetricWriter& w) {
-    using control::MetricType;
-    w.family("braid_member_up", "1 when the member's link is up and it is admin up",
-             MetricType::kGauge);
-    member_samples(w, bonds, [](const MemberStatus& m) { return m.link_up && m.admin_up; });
-    w.family("braid_member_distributing", "1 when the member carries traffic", MetricType::kGauge);
-    member_samples(w, bonds, [](const MemberStatus& m) { return m.distributing; });
-    w.family("braid_member_weight",
-             "the member's scheduling weight (relative; the adaptive policy's are in thousandths)",
-             MetricType::kGauge);
-    member_samples(w, bonds, [](const MemberStatus& m) { return m.weight; });
-    // The share needs no knowledge of the policy's scale: what dashboards should plot.
-    w.family("braid_member_weight_share", "the member's weight over the bond's total, 0..1",
-             MetricType::kGauge);
-    for (Bond* bond : bonds) {
-      const std::vector<MemberStatus> members = bond->members();
-      double total = 0;
-      for (const MemberStatus& m : members)
-        total += m.weight;
-      for (const MemberStatus& m : members) {
-        w.sample({{"bond", bond->name()}, {"member", m.name}}, total > 0 ? m.weight / total : 0.0);
-      }
-    }
-    w.family("braid_member_buckets", "distribution-table buckets the member owns",
-             MetricType::kGauge);
-    member_samples(w, bonds, [](const MemberStatus& m) { return m.buckets; });
-    w.family("braid_member_tx_packets_total", "packets the member's port sent",
-             MetricType::kCounter);
-    member_samples(w, bonds, [](const MemberStatus& m) {
-      rte_eth_stats stats{};
-      rte_eth_stats_get(m.port_id, &stats);
-      return stats.opackets;
-    });
-    w.family("braid_member_slow_steered",
-             "1 when the member's NIC steers Slow Protocols frames to a queue of their own",
-             MetricType::kGauge);
-    member_samples(w, bonds, [](const MemberStatus& m) { return m.slow_rx_queue.has_value(); });
-    w.family("braid_bond_buckets_moved_total", "buckets that changed member", MetricType::kCounter);
-    for (Bond* bond : bonds)
-      w.sample({{"bond", bond->name()}}, bond->counters().buckets_moved);
-    w.family("braid_bond_slow_rx_total",
-             "Slow Protocols frames the control thread received, by path: steered (a member's "
-             "slow queue) or diverted (the workers' ring)",
-             MetricType::kCounter);
-    for (Bond* bond : bonds) {
-      w.sample({{"bond", bond->name()}, {"path", "steered"}}, bond->counters().slow_rx_steered);
-      w.sample({{"bond", bond->name()}, {"path", "diverted"}}, bond->counters().slow_rx_diverted);
-    }
-    w.family("braid_bond_drops_total", "frames the bond's protocol loop dropped, by reason",
-             MetricType::kCounter);
-    for (Bond* bond : bonds) {
-      w.sample({{"bond", bond->name()}, {"reason", "slow_queue_misdirected"}},
-               bond->counters().slow_queue_misdirected);
-      w.sample({{"bond", bond->name()}, {"reason", "slow_policed"}}, bond->counters().slow_policed);
-      w.sample({{"bond", bond->name()}, {"reason", "slow_unsupported"}},
-               bond->counters().slow_unsupported);
-    }
-    w.family("braid_bond_control_tx_failed_total",
-             "LACPDUs and marker responses a member's control TX queue refused, or that found "
-             "the control pool empty",
-             MetricType::kCounter);
-    for (Bond* bond : bonds)
-      w.sample({{"bond", bond->name()}}, bond->counters().control_tx_failed);
-    w.family("braid_lacp_goodbye_total",
-             "out-of-sync LACPDUs sent as members left service (admin down, stop)",
-             MetricType::kCounter);
-    lacp_port_samples(w, bonds, [](const lacp::PortSnapshot& p) { return p.counters.goodbye_tx; });
-    w.family("braid_lacp_fallback_engaged",
-             "1 while the member carries traffic without a LACP partner (lacp.fallback)",
-             MetricType::kGauge);
-    lacp_port_samples(w, bonds, [](const lacp::PortSnapshot& p) {
-      return std::string_view(p.fallback) == "engaged";
-    });
-    w.family("braid_lacp_rejected_total",
-             "Slow Protocols frames LACP rejected, by reason (doc/lacp.md)", MetricType::kCounter);
-    for (Bond* bond : bonds) {
-      if (bond->lacp() == nullptr) continue;
-      const std::vector<MemberStatus> members = bond->members();
-      for (std::size_t p = 0; p < members.size(); ++p) {
-        const lacp::PortCounters& counters = bond->lacp()->counters(p);
-        for (std::size_t e = 1; e < lacp::kDecodeErrorCount; ++e) {
-          w.sample({{"bond", bond->name()},
-                    {"member", members[p].name},
-                    {"reason", lacp::to_string(static_cast<lacp::DecodeError>(e))}},
-                   counters.bad_pdu[e]);
-        }
-      }
-    }
-    w.family("braid_lacp_marker_total",
-             "marker PDUs by kind: received requests and responses, responses sent, "
-             "suppressed (over 10 a second) and refused by the port",
-             MetricType::kCounter);
-    for (Bond* bond : bonds) {
-      if (bond->lacp() == nullptr) continue;
-      const std::vector<MemberStatus> members = bond->members();
-      for (std::size_t p = 0; p < members.size(); ++p) {
-        const lacp::PortCounters& c = bond->lacp()->counters(p);
-        const std::pair<const char*, std::uint64_t> kinds[] = {
-            {"request_rx", c.marker_rx},
-            {"response_rx", c.marker_response_rx},
-            {"response_tx", c.marker_response_tx},
-            {"response_suppressed", c.marker_response_suppressed},
-            {"response_tx_failed", c.marker_response_tx_failed}};
-        for (const auto& [kind, value] : kinds) {
-          w.sample({{"bond", bond->name()}, {"member", members[p].name}, {"kind", kind}}, value);
-        }
-      }
-    }
-    w.family("braid_lacp_actor_state", "LACP actor state bits sent (802.1AX 6.4.2.3)",
-             MetricType::kGauge);
-    lacp_port_samples(w, bonds, [](const lacp::PortSnapshot& p) { return p.actor.state; });
-    w.family("braid_lacp_partner_state", "LACP partner state bits last received",
-             MetricType::kGauge);
-    lacp_port_samples(w, bonds, [](const lacp::PortSnapshot& p) { return p.partner.state; });
-    w.family("braid_lacp_pdus_total", "LACPDUs received and sent", MetricType::kCounter);
-    for (Bond* bond : bonds) {
-      if (bond->lacp() == nullptr) continue;
-      const std::vector<MemberStatus> members = bond->members();
-      for (std::size_t p = 0; p < members.size(); ++p) {
-        const lacp::PortCounters& counters = bond->lacp()->counters(p);
-        w.sample({{"bond", bond->name()}, {"member", members[p].name}, {"direction", "rx"}},
-                 counters.lacpdu_rx);
-        w.sample({{"bond", bond->name()}, {"member", members[p].name}, {"direction", "tx"}},
-                 counters.lacpdu_tx);
-        w.sample({{"bond", bond->name()}, {"member", members[p].name}, {"direction", "rx_ignored"}},
-                 counters.lacpdu_rx_ignored);
-        w.sample({{"bond", bond->name()}, {"member", members[p].name}, {"direction", "tx_failed"}},
-                 counters.lacpdu_tx_failed);
-      }
-    }
-  });
-}
-
 }  // namespace
 
 void register_bond_commands(control::ControlPlane& control, std::vector<Bond*> bonds) {
@@ -466,7 +309,7 @@ void register_bond_commands(control::ControlPlane& control, std::vector<Bond*> b
                                   control.commands(), "show bond");
   control.telemetry().add_command("/braid/lacp", "LACP actor/partner per member",
                                   control.commands(), "show lacp");
-  register_metrics(control, bonds);
+  register_bond_metrics(control.metrics(), bonds);
 }
 
 }  // namespace braid::bond

@@ -1,7 +1,7 @@
 // The bond's part of the control plane: `show bond`, `show lacp [detail]`, `show distribution`,
 // `set member <m> up|down`, `set bond <b> lacp rate fast|slow`, the /braid/bond and /braid/lacp
-// telemetry endpoints and the braid_member_* / braid_lacp_* metrics. Everything runs on the
-// control thread through Bond's public API.
+// telemetry endpoints, and the metrics of bond_metrics.hpp. Everything runs on the control thread
+// through Bond's public API.
 #pragma once
 
 #include <vector>
