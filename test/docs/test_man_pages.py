@@ -43,15 +43,20 @@ def test_every_help_option_is_in_the_man_page(program):
 
 def config_keys():
     """Every key of doc/config.md's tables with its path: `eal.file_prefix`, `ports[].mtu`,
-    `bonds[].scheduler.aimd.floor_permille` (a cell `a.x`, `y` means a.x and a.y)."""
-    keys, section = [], None
+    `bonds[].scheduler.aimd.floor_permille` (a cell `a.x`, `y` means a.x and a.y). A section
+    is a list when its heading or its first line says so ("(required, a list)", "A list of")."""
+    keys, section, heading_line = [], None, None
     for line in (SOURCE_ROOT / "doc/config.md").read_text().splitlines():
         heading = re.match(r"## `([\w\[\].]+)`(.*)", line)
         if heading:
             name, rest = heading.groups()
-            listed = "list" in rest and not name.endswith("]")
-            section = name + ("[]" if listed else "")
+            section = name + ("[]" if "a list" in rest else "")
+            heading_line = True
             continue
+        if heading_line and line.strip():
+            if line.startswith("A list of") and not section.endswith("]"):
+                section += "[]"
+            heading_line = False
         if line.startswith("## "):
             section = None
         row = re.match(r"\| (`[^|]+`) \|", line)
