@@ -23,7 +23,8 @@ bonds are back to distributing on every member, so a block that changes state do
 into the next. In the output the run's own prefix, socket and metrics address read as the
 defaults a user sees (`braid`, /run/braid/braid.sock, 127.0.0.1:9464).
 
---check compares structure, not numbers: in every line numbers, MACs and rate units are masked
+--check compares structure, not numbers: in every line numbers (not digits inside names such as
+m0), MACs and rate units are masked
 and runs of spaces collapsed, the rows of history tables (`age ...` headers: events, weight
 changes, transitions) are left out, and the blocks are compared as sets of lines. A command
 added, a column, key or row renamed or gone, fails; counters and times do not.
@@ -118,9 +119,8 @@ class Demo:
             self.alive()
             result = self.ctl("--json", "show", "bond")
             if result.returncode == 0:
-                bonds = json.loads(result.stdout)
-                members = [m for bond in bonds_of(bonds) for m in bond["members"]]
-                if members and all(m.get("distributing") in ("yes", True) for m in members):
+                members = list(member_rows(json.loads(result.stdout)))
+                if members and all(m["distributing"] in ("yes", True) for m in members):
                     return
             if time.monotonic() > deadline:
                 raise SystemExit(f"doc_examples: the bonds never distributed on every member:\n"
@@ -155,14 +155,16 @@ class Demo:
                       command)
 
 
-def bonds_of(document):
-    """The bonds of `show bond`'s JSON: a dict of bond sections or a list of them."""
-    if isinstance(document, list):
-        return document
-    bonds = document.get("bonds", document)
-    if isinstance(bonds, list):
-        return bonds
-    return [value for value in bonds.values() if isinstance(value, dict) and "members" in value]
+def member_rows(document):
+    """Every row of `show bond`'s JSON that has a `distributing` column: one per member."""
+    if isinstance(document, dict):
+        if "distributing" in document:
+            yield document
+        for value in document.values():
+            yield from member_rows(value)
+    elif isinstance(document, list):
+        for value in document:
+            yield from member_rows(value)
 
 
 # --- the document ---------------------------------------------------------------------------
@@ -195,7 +197,9 @@ def render(demo, shell, commands):
 # --- masking ----------------------------------------------------------------------------------
 
 MAC = re.compile(r"\b[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}\b")
-NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+# A number on its own (units may follow: 8.73Mpps, 100.0%, -6.465s), not a digit inside a name
+# (m0, l34, rx_q0_packets, first_64_buckets): member and port names stay compared.
+NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 RATE_UNIT = re.compile(r"#[KMGT](pps|bps|bit/s|B)\b")
 
 
