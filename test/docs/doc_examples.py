@@ -200,13 +200,13 @@ MAC = re.compile(r"\b[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}\b")
 # A number on its own (units may follow: 8.73Mpps, 100.0%, -6.465s), not a digit inside a name
 # (m0, l34, rx_q0_packets, first_64_buckets): member and port names stay compared.
 NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
-RATE_UNIT = re.compile(r"#[KMGT](pps|bps|bit/s|B)\b")
+RATE_UNIT = re.compile(r"#[kKMGT](?=[A-Za-z])")  # 1.49Mpps and 374.4kpps are both #pps
 
 
 def mask(line):
     line = MAC.sub("<mac>", line)
     line = NUMBER.sub("#", line)
-    line = RATE_UNIT.sub(r"#\1", line)
+    line = RATE_UNIT.sub("#", line)
     return " ".join(line.split())
 
 
