@@ -31,6 +31,25 @@ bool has_arg(const std::vector<std::string>& argv, std::string_view name) {
   return false;
 }
 
+// --lcores with '@' or groups maps lcore N onto other CPUs (1@3, (1,2)@(4,5)): lcore numbers
+// are then not CPU numbers, and EAL checks the CPUs it was given itself.
+bool lcores_remapped(const std::vector<std::string>& argv) {
+  for (std::size_t i = 1; i < argv.size() && argv[i] != "--"; ++i) {
+    std::string_view arg = argv[i];
+    constexpr std::string_view kOption = "--lcores";
+    if (arg == kOption && i + 1 < argv.size()) {
+      arg = argv[++i];
+    } else if (arg.starts_with(kOption) && arg.size() > kOption.size() &&
+               arg[kOption.size()] == '=') {
+      arg.remove_prefix(kOption.size() + 1);
+    } else {
+      continue;
+    }
+    if (arg.find_first_of("@(") != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 void check_af_packet_queues(const config::Config& config, std::vector<StartProblem>& problems) {
   std::map<std::string_view, const config::BondConfig*> bond_of;
   for (const config::BondConfig& bond : config.bonds)
@@ -157,7 +176,7 @@ std::vector<StartProblem> start_problems(const config::Config& config,
                                          const HostFacts& host) {
   std::vector<StartProblem> problems;
   check_af_packet_queues(config, problems);
-  check_lcores(config, host, problems);
+  if (!lcores_remapped(eal_argv)) check_lcores(config, host, problems);
   check_runtime_dir(eal_argv, host, problems);
   return problems;
 }

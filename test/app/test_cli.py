@@ -269,6 +269,14 @@ def test_check_refuses_lcores_this_host_lacks_and_portable_warns(tmp_path):
     assert "valid" in result.stdout
     usage = braid("--config", str(config), "--portable")
     assert usage.returncode == 2 and "--portable goes with --check" in usage.stderr
+    # --lcores with '@' maps lcores onto other CPUs: lcore numbers are not CPU numbers then.
+    cpus = host_cpus()
+    remapped = af_packet_config(tmp_path, ",qpairs=2", main=cpus[0], workers=[worker])
+    remapped.write_text(remapped.read_text().replace(
+        f"eal: {{main_lcore: {cpus[0]}}}",
+        f'eal: {{main_lcore: {cpus[0]}, args: ["--lcores={cpus[0]}@{cpus[0]},{worker}@{cpus[1]}"]}}'))
+    result = braid("--config", str(remapped), "--check")
+    assert result.returncode == 0, result.stderr
 
 
 def run_as_user(env, *args):
