@@ -16,6 +16,7 @@
 #include "bond/dpdk/bond_commands.hpp"
 #include "common/clock.hpp"
 #include "common/job_queue.hpp"
+#include "common/plural.hpp"
 #include "config/config_loader.hpp"
 #include "config/demo_config.hpp"
 #include "control/control_plane.hpp"
@@ -27,6 +28,7 @@
 #include "engine/protocol_commands.hpp"
 #include "engine/protocol_loop.hpp"
 #include "engine/runtime_lock.hpp"
+#include "engine/start_checks.hpp"
 #include "engine/stats_line.hpp"
 #include "log/log_types.hpp"
 #include "options.hpp"
@@ -161,10 +163,22 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", error.what());
     return 1;
   }
+  const braid::engine::EalArgs eal =
+      braid::engine::build_eal_args(config, options.eal_args, braid::engine::hugepages_available());
+  // What start-up would refuse, before anything is written or EAL takes the prefix.
+  bool refused = false;
+  for (const braid::engine::StartProblem& problem :
+       braid::engine::start_problems(config, eal.argv, braid::engine::this_host())) {
+    const bool warn = problem.about_host && options.portable;
+    std::fprintf(stderr, "%s%s\n", warn ? "warning: " : "", problem.message.c_str());
+    refused = refused || !warn;
+  }
+  if (refused) return 1;
   if (options.check_only) {
-    std::printf("config %s: valid (%zu ports, %zu workers, %zu cross-connects)\n",
-                config.origin.c_str(), config.ports.size(), config.workers.lcores.size(),
-                config.cross_connects.size());
+    std::printf("config %s: valid (%s, %s, %s)\n", config.origin.c_str(),
+                braid::counted(config.ports.size(), "port").c_str(),
+                braid::counted(config.workers.lcores.size(), "worker").c_str(),
+                braid::counted(config.cross_connects.size(), "cross-connect").c_str());
     return 0;
   }
 
@@ -175,16 +189,15 @@ int main(int argc, char** argv) {
                                              .packets = trace.packets,
                                              .frame_size = trace.frame_size,
                                              .seed = trace.seed});
-      std::printf("trace %s: %u packets over %u flows\n", trace.path.c_str(), trace.packets,
-                  trace.flows);
+      std::printf("trace %s: %s over %s\n", trace.path.c_str(),
+                  braid::counted(trace.packets, "packet").c_str(),
+                  braid::counted(trace.flows, "flow").c_str());
     }
   } catch (const std::exception& error) {
     std::fprintf(stderr, "braid: %s\n", error.what());
     return 1;
   }
 
-  const braid::engine::EalArgs eal =
-      braid::engine::build_eal_args(config, options.eal_args, braid::engine::hugepages_available());
   for (const std::string& note : eal.notes)
     std::printf("braid: %s\n", note.c_str());
   // Everything that would make start-up fail half-way is checked before EAL takes the prefix.

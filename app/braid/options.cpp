@@ -19,7 +19,12 @@ demo topology (config/demo.yaml: virtual devices, no NICs or hugepages needed).
 
 Options:
   -c, --config FILE        configuration file (YAML)
-      --check              validate the configuration and exit (0: valid, 1: invalid)
+      --check              validate the configuration and exit (0: valid, 1: invalid),
+                           with what start-up would refuse on this host (lcores, queue
+                           pairs, EAL's runtime directory)
+      --portable           with --check, for a config written for another machine: what
+                           depends on this host (its CPUs, its runtime directory) warns
+                           instead of failing
       --duration SECONDS   stop by itself after SECONDS
       --stats-interval MS  period of the foreground stats line (0: off; default off with -i)
   -i, --interactive        the braid> console on stdin (help lists the commands; quit stops)
@@ -32,7 +37,7 @@ Without free hugepages braid adds --no-huge -m 512 by itself.
 Stop with Ctrl-C (SIGINT) or SIGTERM: workers stop, final counters print, ports close.
 )";
 
-enum OptionId { kCheck = 256, kDuration, kStatsInterval, kControlSocket };
+enum OptionId { kCheck = 256, kPortable, kDuration, kStatsInterval, kControlSocket };
 
 std::uint32_t parse_number(const char* text, const char* option) {
   std::uint32_t value = 0;
@@ -62,6 +67,7 @@ Options parse_options(int argc, char** argv) {
   static const option kLongOptions[] = {
       {"config", required_argument, nullptr, 'c'},
       {"check", no_argument, nullptr, kCheck},
+      {"portable", no_argument, nullptr, kPortable},
       {"duration", required_argument, nullptr, kDuration},
       {"stats-interval", required_argument, nullptr, kStatsInterval},
       {"interactive", no_argument, nullptr, 'i'},
@@ -79,6 +85,9 @@ Options parse_options(int argc, char** argv) {
         break;
       case kCheck:
         options.check_only = true;
+        break;
+      case kPortable:
+        options.portable = true;
         break;
       case kDuration:
         options.duration_s = parse_number(optarg, "--duration");
@@ -106,6 +115,10 @@ Options parse_options(int argc, char** argv) {
                      argv[optind - 1]);
         std::exit(2);
     }
+  }
+  if (options.portable && !options.check_only) {
+    std::fprintf(stderr, "braid: --portable goes with --check (see --help)\n");
+    std::exit(2);
   }
   if (optind < own_argc) {
     std::fprintf(stderr, "braid: unexpected argument \"%s\" (see --help)\n", argv[optind]);

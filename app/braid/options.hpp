@@ -10,6 +10,7 @@ namespace braid::app {
 struct Options {
   std::string config_path;  // empty: the built-in demo
   bool check_only = false;
+  bool portable = false;                           // --check: problems with this host are warnings
   std::optional<std::uint32_t> duration_s;         // stop by itself after this long
   std::optional<std::uint32_t> stats_interval_ms;  // overrides the config
   bool interactive = false;                        // -i: the console on stdin

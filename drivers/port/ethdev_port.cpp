@@ -7,6 +7,8 @@
 
 #include <cstring>
 
+#include "common/plural.hpp"
+#include "config/devargs.hpp"
 #include "port/virtual_cable.hpp"
 
 namespace braid::drivers {
@@ -120,25 +122,14 @@ void EthdevPort::configure(const Queues& queues, rte_mempool* pool) {
          EINVAL);
   }
   if (tx_queues_ > info.max_tx_queues) {
-    const bool control = queues.control_tx_descriptors != 0;
-    const unsigned workers = tx_queues_ - (control ? 1u : 0u);
-    std::string need = "needs " + std::to_string(tx_queues_) + " TX queues (" +
-                       std::to_string(workers) + " for the worker" + (workers == 1 ? "" : "s") +
-                       (control ? ", 1 for its bond's LACPDUs" : "") + ") but the device has " +
-                       std::to_string(info.max_tx_queues);
-    if (driver_ == "net_af_packet") {
-      need += "; add qpairs=" + std::to_string(tx_queues_) + " to its device string (\"" +
-              config_.device + ",qpairs=" + std::to_string(tx_queues_) + "\")";
-    } else {
-      need += "; use fewer workers";
-    }
-    fail(need, EINVAL);
+    fail(config::tx_queue_shortfall(tx_queues_, queues.control_tx_descriptors != 0,
+                                    info.max_tx_queues, driver_, config_.device),
+         EINVAL);
   }
   bool with_slow_queue = slow_rx_descriptors_ != 0;
   if (with_slow_queue && config_.rx_queues + 1 > info.max_rx_queues) {
-    no_slow_queue_reason_ = "the device has " + std::to_string(info.max_rx_queues) +
-                            " RX queue(s), none left after " + std::to_string(config_.rx_queues) +
-                            " data queue(s)";
+    no_slow_queue_reason_ = "the device has " + braid::counted(info.max_rx_queues, "RX queue") +
+                            ", none left after " + braid::counted(config_.rx_queues, "data queue");
     with_slow_queue = false;
   }
 

@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "common/plural.hpp"
+
 namespace braid::config {
 namespace {
 
@@ -117,7 +119,7 @@ void validate_bonds(const Config& config, Names& index) {
     if (bond.min_links > bond.members.size()) {
       fail(config, where,
            "min_links " + std::to_string(bond.min_links) + " is more than its " +
-               std::to_string(bond.members.size()) + " members");
+               counted(bond.members.size(), "member"));
     }
   }
 }

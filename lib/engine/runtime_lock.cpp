@@ -86,19 +86,26 @@ std::optional<pid_t> lock_holder(const std::string& path) {
   return query.l_pid;
 }
 
-std::optional<std::string> locked_file_prefix(const std::vector<std::string>& eal_argv) {
+std::string eal_file_prefix(const std::vector<std::string>& eal_argv) {
   std::string prefix(kDefaultFilePrefix);
+  for (std::size_t i = 1; i < eal_argv.size(); ++i) {
+    if (eal_argv[i] == "--") break;  // getopt stops there
+    if (std::optional<std::string> value = option_value(eal_argv, i, "--file-prefix"))
+      prefix = std::move(*value);
+  }
+  return prefix;
+}
+
+std::optional<std::string> locked_file_prefix(const std::vector<std::string>& eal_argv) {
   for (std::size_t i = 1; i < eal_argv.size(); ++i) {
     const std::string& arg = eal_argv[i];
     if (arg == "--") break;  // getopt stops there
     if (arg == "--in-memory" || arg == "--no-shconf") return std::nullopt;
-    if (std::optional<std::string> value = option_value(eal_argv, i, "--file-prefix")) {
-      prefix = std::move(*value);
-    } else if (std::optional<std::string> type = option_value(eal_argv, i, "--proc-type")) {
+    if (std::optional<std::string> type = option_value(eal_argv, i, "--proc-type")) {
       if (*type != "primary") return std::nullopt;  // a secondary attaches; auto picks that
     }
   }
-  return prefix;
+  return eal_file_prefix(eal_argv);
 }
 
 std::string prefix_in_use_message(const std::string& prefix, pid_t holder,

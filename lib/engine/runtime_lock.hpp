@@ -26,6 +26,10 @@ std::string dpdk_runtime_dir(const std::string& prefix);
 // used it). F_GETLK does not report the caller's own locks.
 std::optional<pid_t> lock_holder(const std::string& path);
 
+// The file prefix that names EAL's runtime directory with `eal_argv` (argv[0] first), in every
+// process type: the last --file-prefix, else DPDK's default "rte".
+std::string eal_file_prefix(const std::vector<std::string>& eal_argv);
+
 // The file prefix that rte_eal_init will use with `eal_argv` (argv[0] first): the last
 // --file-prefix, else DPDK's default "rte". nullopt when EAL will not take the lock at all
 // (--in-memory, --no-shconf, --proc-type secondary or auto).

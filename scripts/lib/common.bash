@@ -243,6 +243,9 @@ for bond in doc.get("bonds") or []:
         steering = {True: "on", False: "off"}.get(steering, steering)
         for member in bond.get("members") or []:
             bond_of[str(member)] = steering
+# Device arguments only the mlx5 PMD takes: they name a port mlx5 even where its NIC is absent.
+MLX5_DEVARGS = {"dv_flow_en", "dv_xmeta_en", "dv_esw_en", "mprq_en", "rxq_cqe_comp_en",
+                "txq_inline_max", "txq_mpw_en", "tx_pp", "class"}
 for i, port in enumerate(ports):
     if not isinstance(port, dict) or "name" not in port or "device" not in port:
         sys.exit(f"config {path}: ports[{i}] needs a name and a device")
@@ -253,14 +256,15 @@ for i, port in enumerate(ports):
     slow_rx_descriptors = 0 if steering in (None, "off") else 128
     print("port", port["name"], device, int(port.get("rx_queues", 1)), tx_queues,
           int(port.get("rx_descriptors", 1024)), int(port.get("tx_descriptors", 1024)),
-          int(port.get("mtu", 1500)), int(port.get("extra_mbufs", 0)), slow_rx_descriptors)
+          int(port.get("mtu", 1500)), int(port.get("extra_mbufs", 0)), slow_rx_descriptors,
+          int(any(arg.split("=")[0] in MLX5_DEVARGS for arg in str(port["device"]).split(",")[1:])))
 ' "$file") || exit 1
 
   CONFIG_FILE=$file
   CONFIG_PORT_NAMES=() CONFIG_PORT_DEVICES=() CONFIG_PORT_PCI=() CONFIG_PORT_RXQ=()
   CONFIG_PORT_TXQ=() CONFIG_PORT_RXD=() CONFIG_PORT_TXD=() CONFIG_PORT_MTU=() CONFIG_PORT_EXTRA=()
-  CONFIG_PORT_SLOW_RXD=() CONFIG_WORKER_LCORES=()
-  local key rest name device rxq txq rxd txd mtu extra slow_rxd
+  CONFIG_PORT_SLOW_RXD=() CONFIG_PORT_MLX5_ARGS=() CONFIG_WORKER_LCORES=()
+  local key rest name device rxq txq rxd txd mtu extra slow_rxd mlx5_args
   while read -r key rest; do
     case "$key" in
       main_lcore) CONFIG_MAIN_LCORE=$rest ;;
@@ -271,13 +275,14 @@ for i, port in enumerate(ports):
       burst) CONFIG_BURST=$rest ;;
       bonds) CONFIG_BONDS=$rest ;;
       port)
-        read -r name device rxq txq rxd txd mtu extra slow_rxd <<<"$rest"
+        read -r name device rxq txq rxd txd mtu extra slow_rxd mlx5_args <<<"$rest"
         CONFIG_PORT_NAMES+=("$name")
         CONFIG_PORT_DEVICES+=("$device")
         CONFIG_PORT_PCI+=("$(normalize_pci_address "$device")")
         CONFIG_PORT_RXQ+=("$rxq") CONFIG_PORT_TXQ+=("$txq")
         CONFIG_PORT_RXD+=("$rxd") CONFIG_PORT_TXD+=("$txd")
         CONFIG_PORT_MTU+=("$mtu") CONFIG_PORT_EXTRA+=("$extra") CONFIG_PORT_SLOW_RXD+=("$slow_rxd")
+        CONFIG_PORT_MLX5_ARGS+=("$mlx5_args")
         ;;
     esac
   done <<<"$parsed"

@@ -5,7 +5,9 @@ import os
 import pathlib
 import re
 import signal
+import shutil
 import subprocess
+import tempfile
 import time
 
 import pytest
@@ -25,7 +27,7 @@ def unique_prefix(tag):
 def test_version_and_help():
     assert re.match(r"braid \d+\.\d+\.\d+", braid("--version").stdout)
     help_text = braid("--help").stdout
-    for option in ("--config", "--check", "--duration", "--version", "--help"):
+    for option in ("--config", "--check", "--portable", "--duration", "--version", "--help"):
         assert option in help_text
 
 
@@ -43,7 +45,8 @@ def test_builtin_demo_config_checks():
 
 @pytest.mark.parametrize("config", sorted((SOURCE_ROOT / "config").glob("*.yaml")), ids=lambda p: p.name)
 def test_every_shipped_config_checks(config):
-    result = braid("--config", str(config), "--check")
+    # Written for other machines (their lcores, their NICs): --portable warns about this host.
+    result = braid("--config", str(config), "--check", "--portable")
     assert result.returncode == 0, result.stderr
 
 
@@ -212,3 +215,126 @@ def test_a_control_socket_in_use_stops_start_up_before_anything_forwards(tmp_pat
     assert result.returncode == 1
     assert "exists and is not a socket" in result.stderr, result.stderr
     assert taken.read_text() == "a regular file\n"
+
+
+# --- what start-up would refuse, said by --check without starting EAL --------------------------
+
+def host_cpus():
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.skip("needs two CPUs (a main lcore and a worker)")
+    return cpus
+
+
+def absent_cpus(count):
+    present = os.sched_getaffinity(0)
+    return [cpu for cpu in range(127, -1, -1) if cpu not in present][:count]
+
+
+def af_packet_config(tmp_path, qpairs="", main=None, workers=None):
+    cpus = host_cpus()
+    main = cpus[0] if main is None else main
+    workers = [cpus[1]] if workers is None else workers
+    path = tmp_path / "af_packet.yaml"
+    path.write_text(f"""eal: {{main_lcore: {main}}}
+ports:
+  - {{name: host, device: net_null_cli0}}
+  - {{name: m0, device: "net_af_packet_cli0,iface=lo{qpairs}"}}
+bonds:
+  - {{name: up, members: [m0], mode: lacp}}
+cross_connect: [[host, up]]
+workers: {{lcores: {workers}}}
+""")
+    return path
+
+
+def test_check_says_a_one_queue_af_packet_member_needs_qpairs(tmp_path):
+    config = af_packet_config(tmp_path)
+    result = braid("--config", str(config), "--check")
+    assert result.returncode == 1, result.stdout
+    assert (f'config: {config}: ports[1] "m0": needs 2 TX queues (1 for the worker, 1 for its '
+            f'bond\'s LACPDUs) but the device has 1; add qpairs=2 to its device string '
+            f'("net_af_packet_cli0,iface=lo,qpairs=2")') in result.stderr, result.stderr
+    assert "EAL" not in result.stdout + result.stderr  # said without starting DPDK
+    # --portable does not excuse it: the config itself is wrong, on every machine.
+    assert braid("--config", str(config), "--check", "--portable").returncode == 1
+    result = braid("--config", str(af_packet_config(tmp_path, ",qpairs=1")), "--check")
+    assert "raise qpairs= in its device string" in result.stderr and "to 2" in result.stderr, result.stderr
+    result = braid("--config", str(af_packet_config(tmp_path, ",qpairs=2")), "--check")
+    assert result.returncode == 0, result.stderr
+
+
+def test_check_refuses_lcores_this_host_lacks_and_portable_warns(tmp_path):
+    main, worker = absent_cpus(2)
+    config = af_packet_config(tmp_path, ",qpairs=2", main=main, workers=[host_cpus()[1], worker])
+    config.write_text(config.read_text().replace("qpairs=2", "qpairs=3"))
+    result = braid("--config", str(config), "--check")
+    assert result.returncode == 1, result.stdout
+    assert f"eal.main_lcore: lcore {main} is not a CPU of this host" in result.stderr, result.stderr
+    assert f"workers.lcores: lcore {worker} is not a CPU of this host" in result.stderr, result.stderr
+    assert "valid" not in result.stdout
+    result = braid("--config", str(config), "--check", "--portable")
+    assert result.returncode == 0, result.stderr
+    assert f"warning: config: {config}: workers.lcores: lcore {worker} is not a CPU" in result.stderr
+    assert "valid" in result.stdout
+    usage = braid("--config", str(config), "--portable")
+    assert usage.returncode == 2 and "--portable goes with --check" in usage.stderr
+    # --lcores with '@' maps lcores onto other CPUs: lcore numbers are not CPU numbers then.
+    cpus = host_cpus()
+    remapped = af_packet_config(tmp_path, ",qpairs=2", main=cpus[0], workers=[worker])
+    remapped.write_text(remapped.read_text().replace(
+        f"eal: {{main_lcore: {cpus[0]}}}",
+        f'eal: {{main_lcore: {cpus[0]}, args: ["--lcores={cpus[0]}@{cpus[0]},{worker}@{cpus[1]}"]}}'))
+    result = braid("--config", str(remapped), "--check")
+    assert result.returncode == 0, result.stderr
+
+
+def run_as_user(env, *args):
+    """braid with `env` added, as a user that is not root (EAL's runtime directory of root is
+    /var/run, whatever XDG_RUNTIME_DIR says)."""
+    command = [BRAID, *args]
+    if os.getuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("needs setpriv to drop root")
+        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, **env})
+
+
+def test_check_refuses_a_runtime_directory_eal_refuses():
+    # DPDK 22.11 binds <XDG_RUNTIME_DIR>/dpdk/<prefix>/dpdk_telemetry.v2 and refuses to start
+    # when that is longer than a UNIX socket path (107 bytes): "path too long".
+    top = tempfile.mkdtemp(prefix="braid-cli-xdg-")
+    try:
+        os.chmod(top, 0o755)
+        xdg = os.path.join(top, "r" * (80 - len(top) - 1))  # 80 bytes: 109 with "braid"
+        os.mkdir(xdg)
+        result = run_as_user({"XDG_RUNTIME_DIR": xdg}, "--check")
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert (f"EAL's telemetry socket {xdg}/dpdk/braid/dpdk_telemetry.v2 is 109 bytes, more than "
+                "a UNIX socket path may have (107), and DPDK 22.11 refuses to start; use a file "
+                "prefix of at most 3 characters here, or a shorter XDG_RUNTIME_DIR") in result.stderr, \
+            result.stderr
+        result = run_as_user({"XDG_RUNTIME_DIR": xdg}, "--check", "--portable")
+        assert result.returncode == 0 and "warning: braid: file prefix" in result.stderr, result.stderr
+        # A runtime directory that does not exist: EAL cannot create its own below it.
+        result = run_as_user({"XDG_RUNTIME_DIR": os.path.join(top, "gone")}, "--check")
+        assert result.returncode == 1
+        assert f"XDG_RUNTIME_DIR={top}/gone is not a directory" in result.stderr, result.stderr
+        # A --file-prefix after "--" is checked like eal.file_prefix.
+        result = braid("--check", "--", "--file-prefix=a/b")
+        assert result.returncode == 1 and "braid: --file-prefix: \"a/b\" has '/'" in result.stderr
+    finally:
+        shutil.rmtree(top)
+
+
+def test_counts_in_messages_are_grammatical(tmp_path):
+    config = af_packet_config(tmp_path, ",qpairs=2")
+    result = braid("--config", str(config), "--check")
+    assert result.returncode == 0, result.stderr
+    assert f"config {config}: valid (2 ports, 1 worker, 1 cross-connect)" in result.stdout, result.stdout
+    config.write_text(config.read_text().replace("mode: lacp", "mode: lacp, min_links: 2"))
+    result = braid("--config", str(config), "--check")
+    assert "min_links 2 is more than its 1 member\n" in result.stderr, result.stderr
+    for output in (result.stdout, result.stderr):
+        assert not re.search(r"\b1 (member|port|worker|queue|cross-connect|bucket)s\b|\(s\)", output), output

@@ -234,7 +234,7 @@ TEST(SlowSteering, AMemberWithoutASpareRxQueueFallsBackWithTheReason) {
   EXPECT_EQ(engine.port(1).rx_queues(), 1);
   EXPECT_TRUE(has_event(engine.bond(0),
                         "member m0: Slow Protocols over the workers' ring (the device has 1 RX "
-                        "queue(s), none left after 1 data queue(s))"));
+                        "queue, none left after 1 data queue)"));
 }
 
 }  // namespace

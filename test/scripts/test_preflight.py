@@ -249,3 +249,21 @@ def test_main_lcore_from_eal_args(tmp_path):
     status, message = checks["main lcore isolation"]
     assert status == "WARN" and "CPU 4 is in isolcpus" in message
     assert "move --main-lcore in eal.args to" in message
+
+
+@pytest.mark.parametrize("machine", ["untuned", None])
+def test_mlx5_only_config_does_not_fail_vfio_or_iommu(machine):
+    # untuned: no IOMMU groups, vfio-pci not loaded, q0/q1 absent; None: this machine's real
+    # sysfs, where none of the NICs is. Before, an absent device counted as needing vfio-pci.
+    if machine is None:
+        result = run_script("preflight", "--config", FIXTURES / "mlx5-only.yaml", "--braid", BRAID)
+    else:
+        result = preflight(machine, "mlx5-only.yaml")
+    lines = {check: (status, message) for status, check, message in report(result)}
+    for check in ("iommu", "vfio"):
+        status, message = lines[check]
+        assert status in ("PASS", "SKIP"), (check, status, message)
+        if status == "SKIP":
+            assert "does not apply" in message, message
+    if machine == "untuned":
+        assert lines["vfio"][0] == "SKIP" and "every PCI port is mlx5 (p0, p1, q0, q1)" in lines["vfio"][1]

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "common/clock.hpp"
+#include "common/plural.hpp"
 #include "config/config_validate.hpp"
 #include "log/log_types.hpp"
 
@@ -368,8 +369,8 @@ void Bond::rebuild(std::uint64_t now_ns, const std::string& cause) {
     if (weights[m] != 0) distributing += " " + members_[m].port->name();
   }
   log(now_ns, "table " + std::to_string(publisher_.published()) + " (" + cause +
-                  "): " + std::to_string(result.moved) + " buckets moved; distributing:" +
-                  (distributing.empty() ? " none" : distributing));
+                  "): " + counted(result.moved, "bucket") +
+                  " moved; distributing:" + (distributing.empty() ? " none" : distributing));
 }
 
 void Bond::set_member_admin(std::size_t m, bool up, std::uint64_t now_ns) {
@@ -484,8 +485,9 @@ std::optional<std::uint64_t> Bond::publish_assignment(std::span<const MemberInde
   ++counters_.tables_published;
   counters_.buckets_moved += moved;
   // Flowlet moves happen every period: counted, logged only at debug level.
-  BRAID_LOG_TO(kBond, DEBUG, "bond %s: table %llu (%s): %u buckets moved\n", config_.name.c_str(),
-               static_cast<unsigned long long>(publisher_.published()), cause.c_str(), moved);
+  BRAID_LOG_TO(kBond, DEBUG, "bond %s: table %llu (%s): %s moved\n", config_.name.c_str(),
+               static_cast<unsigned long long>(publisher_.published()), cause.c_str(),
+               counted(moved, "bucket").c_str());
   return publisher_.published();
 }
 

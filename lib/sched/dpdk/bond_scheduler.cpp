@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/clock.hpp"
+#include "common/plural.hpp"
 #include "log/log_types.hpp"
 
 namespace braid::sched {
@@ -116,11 +117,11 @@ void BondScheduler::note_counters_read(std::uint64_t reading_ns) {
   if (slow_read_logged_ || reading_ns * 10 <= period_ns) return;
   slow_read_logged_ = true;
   BRAID_LOG_TO(kBond, WARNING,
-               "bond %s: reading the %s congestion counters of %zu members took %.2f ms, more "
+               "bond %s: reading the %s congestion counters of %s took %.2f ms, more "
                "than a tenth of the %.0f ms period; the control thread spends it every period "
                "(a longer scheduler.period_ms reads them less often)\n",
                bond_.name().c_str(), source_ ? std::string(source_->name()).c_str() : "?",
-               inputs_.size(), static_cast<double>(reading_ns) / 1e6,
+               counted(inputs_.size(), "member").c_str(), static_cast<double>(reading_ns) / 1e6,
                static_cast<double>(period_ns) / 1e6);
 }
 

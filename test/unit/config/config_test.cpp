@@ -294,7 +294,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"bond_min_links",
                 "ports:\n  - {name: h, device: a}\n  - {name: m0, device: b}\n"
                 "bonds:\n  - {name: up, members: [m0], min_links: 2}\ncross_connect: [[h, up]]\n",
-                "min_links 2 is more than its 1 members"},
+                "min_links 2 is more than its 1 member"},
         BadCase{"bond_multicast_mac",
                 "ports:\n  - {name: m0, device: b}\nbonds:\n  - {name: up, members: [m0], "
                 "mac: \"01:00:5e:00:00:01\"}\n",
