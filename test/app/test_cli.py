@@ -12,6 +12,8 @@ import time
 
 import pytest
 
+from braidlib import stop
+
 BRAID = os.environ.get("BRAID", "build-asan/app/braid/braid")
 SOURCE_ROOT = pathlib.Path(os.environ.get("BRAID_SOURCE_ROOT", pathlib.Path(__file__).parents[2]))
 
@@ -132,13 +134,7 @@ def test_signal_stops_cleanly_with_final_counters(signal_number):
     process = subprocess.Popen([BRAID, "--stats-interval", "200", "--", unique_prefix(signal_number)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 60
-        seen = ""
-        while "forwarding;" not in seen and time.monotonic() < deadline:
-            line = process.stdout.readline()
-            if not line:
-                break
-            seen += line
+        seen = read_until_forwarding(process)
         assert "forwarding;" in seen, seen + process.stderr.read()
         time.sleep(1)
         process.send_signal(signal_number)
@@ -153,11 +149,8 @@ def test_signal_stops_cleanly_with_final_counters(signal_number):
     assert "balanced" in out
 
 
-def start_demo(prefix, *extra):
-    """A demo braid started until it prints "forwarding"; the caller stops it (by PID)."""
-    process = subprocess.Popen([BRAID, "--stats-interval", "0", *extra, "--",
-                                f"--file-prefix={prefix}"],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+def read_until_forwarding(process):
+    """braid's stdout up to its "forwarding;" line (or what it printed within 60 s)."""
     deadline = time.monotonic() + 60
     seen = ""
     while "forwarding;" not in seen and time.monotonic() < deadline:
@@ -165,18 +158,17 @@ def start_demo(prefix, *extra):
         if not line:
             break
         seen += line
+    return seen
+
+
+def start_demo(prefix, *extra):
+    """A demo braid started until it prints "forwarding"; the caller stops it (by PID)."""
+    process = subprocess.Popen([BRAID, "--stats-interval", "0", *extra, "--",
+                                f"--file-prefix={prefix}"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seen = read_until_forwarding(process)
     assert "forwarding;" in seen, seen
     return process
-
-
-def stop_demo(process):
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def test_a_file_prefix_in_use_names_the_process_that_holds_it(tmp_path):
@@ -191,7 +183,7 @@ def test_a_file_prefix_in_use_names_the_process_that_holds_it(tmp_path):
         assert "EAL initialisation failed: Success" not in result.stderr
         assert "forwarding" not in result.stdout
     finally:
-        stop_demo(first)
+        stop(first)
 
 
 def test_a_control_socket_in_use_stops_start_up_before_anything_forwards(tmp_path):
@@ -207,7 +199,7 @@ def test_a_control_socket_in_use_stops_start_up_before_anything_forwards(tmp_pat
         # first braid still answers on its socket.
         assert socket_path.exists()
     finally:
-        stop_demo(first)
+        stop(first)
     taken = tmp_path / "not-a-socket"
     taken.write_text("a regular file\n")
     result = braid("--duration", "1", "--control-socket", str(taken), "--",
