@@ -25,6 +25,7 @@
 #include "engine/eal_args.hpp"
 #include "engine/engine.hpp"
 #include "engine/engine_commands.hpp"
+#include "engine/health_endpoint.hpp"
 #include "engine/protocol_commands.hpp"
 #include "engine/protocol_loop.hpp"
 #include "engine/runtime_lock.hpp"
@@ -98,6 +99,7 @@ void run(const braid::config::Config& config, const braid::app::Options& options
   control.on_quit([&loop] { loop.request_stop(); });
   braid::engine::register_engine_commands(control, engine);
   braid::engine::register_protocol_commands(control, engine, loop);
+  braid::engine::register_health_endpoint(control, engine, loop);
   std::vector<braid::bond::Bond*> bonds;
   for (std::size_t b = 0; b < engine.bond_count(); ++b)
     bonds.push_back(&engine.bond(b));

@@ -58,6 +58,35 @@ void ControlPlane::every_here(std::string name, std::uint64_t period_ns, Periodi
   pending_jobs_.push_back({std::move(name), period_ns, std::move(job), false});
 }
 
+void ControlPlane::add_http_live(std::string path, MetricsServer::Handler handler) {
+  http_live_.emplace_back(std::move(path), std::move(handler));
+}
+
+void ControlPlane::add_http_snapshot(std::string path, std::function<HttpAnswer()> render) {
+  auto endpoint = std::make_shared<SnapshotEndpoint>();
+  endpoint->path = std::move(path);
+  endpoint->render = std::move(render);
+  http_snapshots_.push_back(std::move(endpoint));
+}
+
+void ControlPlane::install_http_endpoints() {
+  for (auto& [path, handler] : http_live_)
+    metrics_server_->add_endpoint(path, std::move(handler));
+  http_live_.clear();
+  for (const auto& endpoint : http_snapshots_) {
+    const std::uint64_t stale_ns = settings_.stale_snapshot_ns;
+    metrics_server_->add_endpoint(endpoint->path, [endpoint, stale_ns](std::uint64_t now_ns) {
+      const std::uint64_t age_ns =
+          now_ns > endpoint->rendered_ns ? now_ns - endpoint->rendered_ns : 0;
+      if (endpoint->rendered_ns != 0 && age_ns <= stale_ns) return endpoint->last;
+      char age[32];
+      std::snprintf(age, sizeof age, "%.1f", static_cast<double>(age_ns) / 1e9);
+      return HttpAnswer{503, "stale: the protocol loop last rendered " + endpoint->path + " " +
+                                 age + " s ago (it is not running its jobs: see /healthz)\n"};
+    });
+  }
+}
+
 void ControlPlane::register_builtin_commands() {
   registry_.add("quit", "stop braid (as Ctrl-C / SIGTERM do): workers drain, ports close",
                 [this](const Args&, Output& out) {
@@ -122,6 +151,7 @@ void ControlPlane::open(std::uint64_t now_ns) {
     // A taken port must not stop a data plane from forwarding: say so loudly and go on.
     try {
       metrics_server_ = std::make_unique<MetricsServer>(address);
+      install_http_endpoints();
       notes_.push_back("metrics http://" + address.host + ":" + std::to_string(address.port) +
                        "/metrics");
     } catch (const MetricsServerError& error) {
@@ -158,7 +188,13 @@ void ControlPlane::start() {
   if (thread_.joinable()) return;
   // The first snapshot before anyone scrapes: published from here, the loop is not running yet.
   telemetry_.refresh();
-  if (metrics_server_) metrics_server_->publish(metrics_.render());
+  if (metrics_server_) {
+    metrics_server_->publish(metrics_.render());
+    for (const auto& endpoint : http_snapshots_) {
+      endpoint->last = endpoint->render();
+      endpoint->rendered_ns = monotonic_ns();
+    }
+  }
   thread_ = std::thread([this] { management_loop(); });
 }
 
@@ -191,16 +227,29 @@ void ControlPlane::post_snapshot() {
   struct Rendered {
     TelemetryEndpoints::Snapshot telemetry;
     std::string metrics;
+    std::vector<HttpAnswer> http;  // one per http_snapshots_ entry
+    std::uint64_t rendered_ns = 0;
   };
   auto rendered = std::make_shared<Rendered>();
   auto job = std::make_unique<Job>();
   job->work = [this, rendered] {
     rendered->telemetry = telemetry_.collect();
-    if (metrics_server_) rendered->metrics = metrics_.render();
+    if (metrics_server_) {
+      rendered->metrics = metrics_.render();
+      for (const auto& endpoint : http_snapshots_)
+        rendered->http.push_back(endpoint->render());
+    }
+    rendered->rendered_ns = monotonic_ns();
   };
   job->done = [this, rendered] {
     TelemetryEndpoints::publish(std::move(rendered->telemetry));
-    if (metrics_server_) metrics_server_->publish(std::move(rendered->metrics));
+    if (metrics_server_) {
+      metrics_server_->publish(std::move(rendered->metrics));
+      for (std::size_t i = 0; i < rendered->http.size(); ++i) {
+        http_snapshots_[i]->last = std::move(rendered->http[i]);
+        http_snapshots_[i]->rendered_ns = rendered->rendered_ns;
+      }
+    }
     snapshot_in_flight_.store(0);
   };
   if (!jobs_.post(std::move(job))) snapshot_in_flight_.store(0);

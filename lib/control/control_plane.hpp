@@ -29,13 +29,13 @@
 #include "control/command_registry.hpp"
 #include "control/frame.hpp"
 #include "control/metrics_registry.hpp"
+#include "control/metrics_server.hpp"
 #include "control/telemetry_endpoints.hpp"
 
 namespace braid::control {
 
 class Console;
 class ControlSocket;
-class MetricsServer;
 class PacketCapture;
 
 // The EAL file prefix in effect (from the runtime directory, so `-- --file-prefix=x` counts).
@@ -47,6 +47,8 @@ struct ControlSettings {
   std::string socket_path;   // "" -> default_socket_path(file_prefix); "off" -> none
   std::string metrics_listen = "127.0.0.1:9464";   // "" / "off" / port 0 -> none
   std::uint64_t snapshot_period_ns = 500'000'000;  // telemetry and /metrics refresh
+  // A snapshot HTTP answer (/readyz) older than this is not served: 503, "stale".
+  std::uint64_t stale_snapshot_ns = 5'000'000'000;
   // How long the console waits for the protocol loop to run a command.
   std::uint64_t console_timeout_ns = 10'000'000'000;
 };
@@ -66,6 +68,13 @@ class ControlPlane {
   // A job on the management thread itself, for work that reads only what any thread may (the
   // workers' counters) and may block (printing the stats line to a slow terminal).
   void every_here(std::string name, std::uint64_t period_ns, PeriodicTasks::Job job);
+  // A path next to /metrics answered on the management thread at each request, from what any
+  // thread may read (relaxed atomics, never engine state): /healthz. Before open().
+  void add_http_live(std::string path, MetricsServer::Handler handler);
+  // A path whose answer the protocol loop renders with each /metrics snapshot (it may read
+  // engine state); a request gets the last one, or 503 once that is older than
+  // stale_snapshot_ns (the loop is not running its jobs): /readyz. Before open().
+  void add_http_snapshot(std::string path, std::function<HttpAnswer()> render);
   // More lines for `show control` (the protocol loop's lateness; engine_commands).
   void add_status(std::function<void(Output&)> status) { statuses_.push_back(std::move(status)); }
   // Called when `quit` (or Ctrl-D on the console) asks braid to stop.
@@ -116,6 +125,15 @@ class ControlPlane {
     bool on_protocol_loop;
   };
   std::vector<PendingJob> pending_jobs_;
+  struct SnapshotEndpoint {
+    std::string path;
+    std::function<HttpAnswer()> render;  // protocol loop
+    HttpAnswer last;                     // management thread, once published
+    std::uint64_t rendered_ns = 0;       // 0: not yet
+  };
+  void install_http_endpoints();
+  std::vector<std::pair<std::string, MetricsServer::Handler>> http_live_;
+  std::vector<std::shared_ptr<SnapshotEndpoint>> http_snapshots_;
   std::vector<std::function<void(Output&)>> statuses_;
   std::function<void()> on_quit_;
   std::vector<std::string> notes_;

@@ -18,9 +18,23 @@ constexpr std::size_t kReadChunk = 4096;
 constexpr unsigned kAcceptsPerPoll = 64;
 constexpr int kListenBacklog = 128;
 
-std::string status_head(int status, std::string_view reason, std::string_view type,
-                        std::size_t length) {
-  return "HTTP/1.1 " + std::to_string(status) + " " + std::string(reason) +
+std::string_view reason_phrase(int status) {
+  switch (status) {
+    case 200:
+      return "OK";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Status";
+  }
+}
+
+std::string status_head(int status, std::string_view type, std::size_t length) {
+  return "HTTP/1.1 " + std::to_string(status) + " " + std::string(reason_phrase(status)) +
          "\r\nContent-Type: " + std::string(type) +
          "\r\nContent-Length: " + std::to_string(length) + "\r\nConnection: close\r\n\r\n";
 }
@@ -98,6 +112,10 @@ void MetricsServer::publish(std::string exposition_text) {
   text_ = std::make_shared<const std::string>(std::move(exposition_text));
 }
 
+void MetricsServer::add_endpoint(std::string path, Handler handler) {
+  endpoints_.emplace_back(std::move(path), std::move(handler));
+}
+
 void MetricsServer::add_poll_fds(std::vector<pollfd>& fds) const {
   fds.push_back({listen_fd_, POLLIN, 0});
   for (const Connection& connection : connections_) {
@@ -158,22 +176,32 @@ void MetricsServer::answer(Connection& connection, std::uint64_t now_ns) {
                                                                       ? std::string_view::npos
                                                                       : path_end - method_end - 1);
   connection.with_body = method != "HEAD";
+  const auto matches = [&path](std::string_view served) {
+    return path == served || (path.starts_with(served) && path[served.size()] == '?');
+  };
+  const auto endpoint = std::find_if(endpoints_.begin(), endpoints_.end(),
+                                     [&](const auto& entry) { return matches(entry.first); });
+  std::string others;
+  for (const auto& [served, handler] : endpoints_)
+    others += ", " + served;
+  const auto plain = [&connection](int status, std::string body) {
+    connection.response = std::make_shared<const std::string>(std::move(body));
+    connection.head = status_head(status, "text/plain", connection.response->size());
+  };
   if (method != "GET" && method != "HEAD") {
     ++counters_.bad_requests;
-    connection.response = std::make_shared<const std::string>("only GET /metrics is served\n");
-    connection.head =
-        status_head(405, "Method Not Allowed", "text/plain", connection.response->size());
-  } else if (path == "/metrics" || path.starts_with("/metrics?")) {
+    plain(405, "only GET and HEAD are served\n");
+  } else if (matches("/metrics")) {
     connection.response = text_;
-    connection.head = status_head(200, "OK", "text/plain; version=0.0.4; charset=utf-8",
-                                  connection.response->size());
+    connection.head =
+        status_head(200, "text/plain; version=0.0.4; charset=utf-8", connection.response->size());
+  } else if (endpoint != endpoints_.end()) {
+    HttpAnswer answer = endpoint->second(now_ns);
+    plain(answer.status, std::move(answer.body));
   } else if (path == "/") {
-    connection.response =
-        std::make_shared<const std::string>("braid: Prometheus metrics at /metrics\n");
-    connection.head = status_head(200, "OK", "text/plain", connection.response->size());
+    plain(200, "braid: Prometheus metrics at /metrics" + others + "\n");
   } else {
-    connection.response = std::make_shared<const std::string>("not found: try /metrics\n");
-    connection.head = status_head(404, "Not Found", "text/plain", connection.response->size());
+    plain(404, "not found: try /metrics" + others + "\n");
   }
   connection.answered_ns = now_ns;
   connection.request.clear();

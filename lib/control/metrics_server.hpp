@@ -1,6 +1,7 @@
 // The Prometheus endpoint: GET /metrics over HTTP/1.1, served by the management thread's event
 // loop (non-blocking sockets, no thread per connection). It answers with the last text the
-// protocol loop rendered and nothing else, so a scrape never touches the engine. Slow or
+// protocol loop rendered and nothing else, so a scrape never touches the engine. Other paths
+// (/healthz, /readyz) are answered by handlers a feature adds, on this same thread. Slow or
 // hostile clients cost nothing: a connection must deliver its request headers within
 // kHeaderTimeoutNs and read its answer within kWriteTimeoutNs, a request is at most
 // kMaxRequestBytes, and when kMaxConnections are open the oldest connection still sending its
@@ -12,6 +13,7 @@
 #include <poll.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -42,8 +44,18 @@ struct MetricsServerCounters {
   std::uint64_t bad_requests = 0;  // malformed, too large, or not GET/HEAD
 };
 
+// A plain-text answer to GET <path> (status 200 or 503, say).
+struct HttpAnswer {
+  int status = 200;
+  std::string body;
+};
+
 class MetricsServer {
  public:
+  // Runs on the management thread for each request of its path: reads only what any thread may
+  // (a published snapshot, relaxed atomics), never engine state.
+  using Handler = std::function<HttpAnswer(std::uint64_t now_ns)>;
+
   static constexpr std::size_t kMaxConnections = 128;
   static constexpr std::size_t kMaxRequestBytes = 8192;
   static constexpr std::uint64_t kHeaderTimeoutNs = 2'000'000'000;
@@ -57,6 +69,8 @@ class MetricsServer {
   MetricsServer& operator=(const MetricsServer&) = delete;
 
   void publish(std::string exposition_text);
+  // GET `path` (exact, or followed by '?') answers what `handler` returns.
+  void add_endpoint(std::string path, Handler handler);
   // The event loop's side: descriptors to wait on, and the work when any is ready (or a
   // timeout is due).
   void add_poll_fds(std::vector<pollfd>& fds) const;
@@ -89,6 +103,7 @@ class MetricsServer {
   std::string host_;
   std::uint16_t port_ = 0;
   std::shared_ptr<const std::string> text_;
+  std::vector<std::pair<std::string, Handler>> endpoints_;
   std::vector<Connection> connections_;
   MetricsServerCounters counters_;
 };

@@ -9,23 +9,14 @@ import json
 import os
 import pathlib
 import re
-import shutil
 import subprocess
-import tempfile
-import time
-import urllib.parse
-import urllib.request
 
 import pytest
-import yaml
 
-from braidlib import free_port, running_braid, stop
+from promlib import PROMETHEUS, PROMTOOL, SOURCE_ROOT, http_get, query, scraped_braid
 
-SOURCE_ROOT = pathlib.Path(os.environ.get("BRAID_SOURCE_ROOT", pathlib.Path(__file__).parents[2]))
 DASHBOARD = pathlib.Path(os.environ.get("BRAID_DASHBOARD",
                                         SOURCE_ROOT / "doc" / "grafana" / "braid.json"))
-PROMETHEUS = shutil.which("prometheus")
-PROMTOOL = shutil.which("promtool")
 INSTANCES = ("gw-a", "gw-b")
 # What Grafana substitutes before a query reaches Prometheus.
 GRAFANA_VARIABLES = {"$__rate_interval": "5s", "$__interval": "1s", "${instance}": ".*",
@@ -35,87 +26,10 @@ pytestmark = pytest.mark.skipif(PROMETHEUS is None or PROMTOOL is None,
                                 reason="prometheus is not installed (scripts/deps installs it)")
 
 
-def write_braid_config(directory, socket_path, metrics_port):
-    config = yaml.safe_load((SOURCE_ROOT / "config" / "demo.yaml").read_text())
-    config["trace"]["path"] = str(directory / "trace.pcap")
-    uplink = next(b for b in config["bonds"] if b["name"] == "uplink")
-    uplink["scheduler"] = {"policy": "adaptive",
-                           "congestion": {"source": "sim",
-                                          "sim_pause_permille": [0, 300] + [0] * (
-                                              len(uplink["members"]) - 2)}}
-    config["control"] = {"socket": str(socket_path)}
-    config["metrics"] = {"listen": f"127.0.0.1:{metrics_port}"}
-    path = directory / "braid.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return path
-
-
-def write_prometheus_config(directory, metrics_port):
-    groups = [{"targets": [f"127.0.0.1:{metrics_port}"], "labels": {"instance": name}}
-              for name in INSTANCES]
-    config = {"global": {"scrape_interval": "1s", "scrape_timeout": "1s",
-                         "evaluation_interval": "1s"},
-              "scrape_configs": [{"job_name": "braid", "static_configs": groups}]}
-    path = directory / "prometheus.yml"
-    path.write_text(yaml.safe_dump(config))
-    return path
-
-
-def http_get(url, timeout=5):
-    with urllib.request.urlopen(url, timeout=timeout) as response:
-        return response.read().decode()
-
-
-def query(api, expr):
-    url = f"{api}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
-    answer = json.loads(http_get(url))
-    assert answer["status"] == "success", (expr, answer)
-    return answer["data"]["result"]
-
-
 @pytest.fixture(scope="module")
 def prometheus():
-    directory = pathlib.Path(tempfile.mkdtemp(prefix="braid-prometheus-"))
-    socket_path = directory / "braid.sock"
-    metrics_port = free_port()
-    web_port = free_port()
-    braid_config = write_braid_config(directory, socket_path, metrics_port)
-    prom_config = write_prometheus_config(directory, metrics_port)
-    prefix = f"braid-prometheus-{os.getpid()}"
-    try:
-        with running_braid(braid_config, directory, prefix, socket_path):
-            log = open(directory / "prometheus.log", "w")
-            process = subprocess.Popen(
-                [PROMETHEUS, f"--config.file={prom_config}",
-                 f"--storage.tsdb.path={directory / 'tsdb'}",
-                 f"--web.listen-address=127.0.0.1:{web_port}"],
-                stdout=log, stderr=subprocess.STDOUT)
-            try:
-                api = f"http://127.0.0.1:{web_port}"
-                wait_for_scrapes(api, process, directory / "prometheus.log")
-                yield {"api": api, "metrics_port": metrics_port}
-            finally:
-                stop(process)
-                log.close()
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
-
-
-def wait_for_scrapes(api, process, log_path, scrapes=6, timeout=90):
-    """Until Prometheus is ready and holds `scrapes` samples of braid_up from every instance,
-    enough for a rate over 5 s."""
-    deadline = time.monotonic() + timeout
-    while True:
-        assert process.poll() is None, log_path.read_text()
-        assert time.monotonic() < deadline, "no scrapes in time:\n" + log_path.read_text()
-        try:
-            counts = {r["metric"]["instance"]: float(r["value"][1])
-                      for r in query(api, "count_over_time(braid_up[30s])")}
-            if all(counts.get(name, 0) >= scrapes for name in INSTANCES):
-                return
-        except OSError:
-            pass  # not listening yet
-        time.sleep(0.5)
+    with scraped_braid("prometheus", INSTANCES) as scraped:
+        yield scraped
 
 
 def substitute(expr):

@@ -154,6 +154,9 @@ class Bond {
   const config::BondConfig& config() const { return config_; }
   const BondShared& shared() const { return shared_; }
   std::size_t member_count() const { return members_.size(); }
+  // Whether a member may carry traffic: link up, admin up, a non-zero weight and (mode lacp)
+  // LACP distributing. The bond distributes only while min_links members are usable.
+  bool usable(std::size_t member) const;
   std::vector<MemberStatus> members() const;
   const BondCounters& counters() const { return counters_; }
   const std::deque<BondEvent>& events() const { return events_; }
@@ -196,7 +199,6 @@ class Bond {
   void log_fallback_changes(std::uint64_t now_ns);
   void note_lateness(DeadlineKind kind, std::uint64_t deadline_ns, std::uint64_t now_ns);
   void rebuild(std::uint64_t now_ns, const std::string& cause);
-  bool usable(std::size_t member) const;
   void log(std::uint64_t now_ns, std::string text);
   static int on_link_interrupt(std::uint16_t port_id, rte_eth_event_type event, void* bond,
                                void* unused);

@@ -8,6 +8,7 @@
 
 #include "bond/dpdk/bond.hpp"
 #include "bond/dpdk/bond_metrics.hpp"
+#include "bond/dpdk/bond_readiness.hpp"
 #include "common/clock.hpp"
 #include "control/control_plane.hpp"
 #include "lacp/snapshot.hpp"
@@ -63,22 +64,18 @@ void show_bond(const Bond& bond, Output& out) {
   section.value("hash", config.hash);
   section.value("buckets", config.buckets);
   section.value("min_links", config.min_links);
-  std::size_t distributing = 0;
   control::Table& members = section.table(
       "members", {"member", "link", "link_source", "speed_mbps", "admin", "collecting",
                   "distributing", "weight", "buckets", "tx_packets", "slow_path"});
   for (const MemberStatus& member : bond.members()) {
     rte_eth_stats stats{};
     rte_eth_stats_get(member.port_id, &stats);
-    distributing += member.distributing ? 1 : 0;
     members.row({member.name, member.link_up ? "up" : "down", std::string(member.link_source),
                  member.speed_mbps, member.admin_up ? "up" : "down", member.collecting,
                  member.distributing, member.weight, member.buckets, std::uint64_t{stats.opackets},
                  slow_path_text(member)});
   }
-  section.value("status", distributing == 0                  ? "down (no member distributing)"
-                          : distributing >= config.min_links ? "up"
-                                                             : "down (below min_links)");
+  section.value("status", readiness_of(bond).status());
   const BondCounters& counters = bond.counters();
   section.value("tables_published", counters.tables_published);
   section.value("buckets_moved", counters.buckets_moved);
@@ -247,6 +244,7 @@ std::pair<Bond*, std::size_t> find_member(const std::vector<Bond*>& bonds,
 }  // namespace
 
 void register_bond_commands(control::ControlPlane& control, std::vector<Bond*> bonds) {
+  register_readiness_endpoint(control, bonds);
   if (bonds.empty()) return;
   control::CommandRegistry& commands = control.commands();
   // Names never change: the console completes them on the management thread, so they are

@@ -1,6 +1,6 @@
 // The bond's part of the control plane: `show bond`, `show lacp [detail]`, `show distribution`,
 // `set member <m> up|down`, `set bond <b> lacp rate fast|slow`, the /braid/bond and /braid/lacp
-// telemetry endpoints, and the metrics of bond_metrics.hpp. Everything runs on the control thread
+// telemetry endpoints, the metrics of bond_metrics.hpp and /readyz (bond_readiness.hpp). Everything runs on the control thread
 // through Bond's public API.
 #pragma once
 

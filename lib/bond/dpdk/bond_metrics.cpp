@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bond/dpdk/bond.hpp"
+#include "bond/dpdk/bond_readiness.hpp"
 #include "lacp/port.hpp"
 #include "lacp/snapshot.hpp"
 
@@ -138,6 +139,17 @@ void register_bond_metrics(control::MetricsRegistry& metrics, const std::vector<
              "1 when the member's NIC steers Slow Protocols frames to a queue of their own",
              MetricType::kGauge);
     member_samples(w, bonds, [](const MemberStatus& m) { return m.slow_rx_queue.has_value(); });
+    // The bond's status of `show bond` and /readyz: up while usable >= min_links.
+    w.family("braid_bond_usable_members",
+             "members able to carry traffic (link and admin up, LACP distributing)",
+             MetricType::kGauge);
+    for (Bond* bond : bonds)
+      w.sample({{"bond", bond->name()}}, std::uint64_t{readiness_of(*bond).usable});
+    w.family("braid_bond_min_links",
+             "fewer usable members than this and the bond sends nothing (min_links)",
+             MetricType::kGauge);
+    for (Bond* bond : bonds)
+      w.sample({{"bond", bond->name()}}, std::uint64_t{bond->config().min_links});
     w.family("braid_bond_buckets_moved_total", "buckets that changed member", MetricType::kCounter);
     for (Bond* bond : bonds)
       w.sample({{"bond", bond->name()}}, bond->counters().buckets_moved);
