@@ -184,8 +184,8 @@ def test_pod_start_refuses_what_the_pod_lacks(tmp_path):
 
 
 def test_a_broken_manifest_fails_validation(tmp_path):
-    # The validators catch what a wrong edit does: a port number as a string, a probe's
-    # period as a string, a ServiceMonitor endpoint port as a number.
+    # The validators catch what a wrong edit does: a port number as a string, a ServiceMonitor
+    # endpoint's port as a number, a NAD's config that is not JSON, misspelt fields.
     kdir = tmp_path / "kubernetes"
     shutil.copytree(k8slib.KUSTOMIZE_DIR, kdir)
     daemonset = (kdir / "daemonset.yaml").read_text()
@@ -202,3 +202,11 @@ def test_a_broken_manifest_fails_validation(tmp_path):
     (kdir / "networks.yaml").write_text(networks.replace('"type": "sriov",', '"type": "sriov"', 1))
     status, output = k8slib.validate(k8slib.source_objects(kdir))
     assert status == 1 and "spec.config is not JSON" in output, output
+    (kdir / "networks.yaml").write_text(networks.replace("  config: >-", "  confg: >-", 1))
+    status, output = k8slib.validate(k8slib.source_objects(kdir))
+    assert status == 1 and 'must NOT have additional properties ("confg")' in output, output
+    (kdir / "networks.yaml").write_text(networks)
+    # A misspelt field, which the schemas allow and the API server refuses (fields.js).
+    (kdir / "daemonset.yaml").write_text(daemonset.replace("livenessProbe:", "livenesProbe:"))
+    status, output = k8slib.validate(k8slib.source_objects(kdir))
+    assert status == 1 and 'unknown field "livenesProbe"' in output, output

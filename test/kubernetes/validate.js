@@ -2,27 +2,34 @@
 // with kubernetes-models, the ServiceMonitor with @kubernetes-models/prometheus-operator (both
 // run validators generated from the schemas), the Multus NetworkAttachmentDefinition with ajv and
 // the openAPIV3Schema of its CRD (no model package exists for it).
+// Unknown fields, which the schemas allow and the API server refuses, are reported from the
+// packages' type declarations (fields.js).
 // Input on stdin: a JSON array of {source, object}. Output: one line per object; exit 1 if any
 // object is invalid or of a kind without a validator.
 "use strict";
 
 const fs = require("fs");
 const Ajv = require("ajv");
+const fields = require("./fields.js");
 
+// apiVersion/kind -> the model's module
 const models = {
-  "v1/Namespace": () => require("kubernetes-models/v1/Namespace").Namespace,
-  "v1/Service": () => require("kubernetes-models/v1/Service").Service,
-  "v1/ConfigMap": () => require("kubernetes-models/v1/ConfigMap").ConfigMap,
-  "apps/v1/DaemonSet": () => require("kubernetes-models/apps/v1/DaemonSet").DaemonSet,
-  "monitoring.coreos.com/v1/ServiceMonitor": () =>
-    require("@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor")
-      .ServiceMonitor,
+  "v1/Namespace": "kubernetes-models/v1/Namespace",
+  "v1/Service": "kubernetes-models/v1/Service",
+  "v1/ConfigMap": "kubernetes-models/v1/ConfigMap",
+  "apps/v1/DaemonSet": "kubernetes-models/apps/v1/DaemonSet",
+  "monitoring.coreos.com/v1/ServiceMonitor":
+    "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor",
 };
+const objectMeta = "@kubernetes-models/apimachinery/apis/meta/v1/ObjectMeta";
 
 // The CRD's schema as Multus ships it (deployments/multus-daemonset.yml,
 // network-attachment-definitions.k8s.cni.cncf.io, version v1).
+// additionalProperties: false where the CRD declares every field (the API server prunes or,
+// strictly validating, refuses others); metadata is checked as ObjectMeta.
 const nadSchema = {
   type: "object",
+  additionalProperties: false,
   required: ["apiVersion", "kind", "metadata"],
   properties: {
     apiVersion: { type: "string", enum: ["k8s.cni.cncf.io/v1"] },
@@ -39,6 +46,7 @@ const nadSchema = {
     },
     spec: {
       type: "object",
+      additionalProperties: false,
       properties: { config: { type: "string" } },
     },
   },
@@ -49,7 +57,10 @@ const validateNadSchema = new Ajv({ allErrors: true, strict: false }).compile(na
 function validateNad(object) {
   if (!validateNadSchema(object)) {
     throw new Error(
-      validateNadSchema.errors.map((e) => `data${e.instancePath} ${e.message}`).join(", "),
+      validateNadSchema.errors
+        .map((e) => `data${e.instancePath} ${e.message}` +
+          (e.params.additionalProperty ? ` ("${e.params.additionalProperty}")` : ""))
+        .join(", "),
     );
   }
   let config;
@@ -80,9 +91,13 @@ for (const { source, object } of input) {
   try {
     if (key === "k8s.cni.cncf.io/v1/NetworkAttachmentDefinition") {
       validateNad(object);
+      const unknown = fields.check(objectMeta, "ObjectMeta", object.metadata);
+      if (unknown.length) throw new Error(unknown.join("; "));
     } else if (models[key]) {
-      const Model = models[key]();
+      const Model = require(models[key])[object.kind];
       new Model(object).validate();
+      const unknown = fields.check(models[key], object.kind, object);
+      if (unknown.length) throw new Error(unknown.join("; "));
     } else {
       throw new Error(`no validator for ${key}: add one to test/kubernetes/validate.js`);
     }
