@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 import k8slib
 
@@ -123,23 +124,48 @@ def test_guaranteed_resources_hugepages_and_no_privileged():
     assert security["allowPrivilegeEscalation"] is False
 
 
-def test_networks_resources_and_config_placeholders_agree():
-    objects = rendered()
+def assert_networks_agree(objects, template):
     ds, _, container = braid_container(objects)
     networks = json.loads(ds["spec"]["template"]["metadata"]["annotations"]["k8s.v1.cni.cncf.io/networks"])
     nads = {n["metadata"]["name"]: n for n in k8slib.find(objects, "NetworkAttachmentDefinition")}
     requested = {r for r in container["resources"]["limits"] if "/" in r}
+    assert container["resources"]["requests"] == container["resources"]["limits"]
     assert {n["name"] for n in networks} == set(nads)
     for network in networks:
         resource = nads[network["name"]]["metadata"]["annotations"]["k8s.v1.cni.cncf.io/resourceName"]
         assert resource in requested, f"network {network['name']} uses {resource}, not requested"
     # Each ${PCIDEVICE_...} of braid.yaml is the device plugin's variable of a requested resource.
-    template = (k8slib.KUSTOMIZE_DIR / "braid.yaml").read_text()
     variables = set(re.findall(r"\$\{(PCIDEVICE_[A-Z0-9_]+)\}", template))
     assert variables == {"PCIDEVICE_" + re.sub(r"[./]", "_", r).upper() for r in requested}
-    config = k8slib.load_docs(k8slib.KUSTOMIZE_DIR / "braid.yaml")[0]
+    config = yaml.safe_load(template)
     members = {m for b in config["bonds"] for m in b["members"]}
     assert {n["interface"] for n in networks} == members, "the VF netdevs are named after the members"
+
+
+def test_networks_resources_and_config_placeholders_agree():
+    assert_networks_agree(rendered(), (k8slib.KUSTOMIZE_DIR / "braid.yaml").read_text())
+
+
+def test_doc_overlay_renames_a_resource_consistently(tmp_path):
+    # doc/kubernetes.md's overlay, applied to this base with braid.yaml's placeholder renamed
+    # as the doc says: kubectl renders it, it validates, and names still agree.
+    if shutil.which("kubectl") is None:
+        pytest.skip("no kubectl here: the doc's overlay needs kustomize's patches")
+    doc = (k8slib.SOURCE_ROOT / "doc" / "kubernetes.md").read_text()
+    (overlay,) = re.findall(r"```yaml\n# my-overlay/kustomization.yaml\n(.*?)```", doc, re.S)
+    base = os.path.relpath(k8slib.KUSTOMIZE_DIR, tmp_path / "my-overlay")
+    (tmp_path / "my-overlay").mkdir()
+    (tmp_path / "my-overlay" / "kustomization.yaml").write_text(
+        overlay.replace("../deploy/kubernetes", base))
+    template = (k8slib.KUSTOMIZE_DIR / "braid.yaml").read_text().replace(
+        "PCIDEVICE_INTEL_COM_BRAID_TOR_A", "PCIDEVICE_OPENSHIFT_IO_TOR_A")
+    (tmp_path / "my-overlay" / "braid.yaml").write_text(template)
+    objects = k8slib.kubectl_render(tmp_path / "my-overlay")
+    assert_valid([("doc overlay", o) for o in objects])
+    assert_networks_agree(objects, template)
+    _, _, container = braid_container(objects)
+    assert "openshift.io/tor_a" in container["resources"]["limits"]
+    assert container["image"] == "registry.example.com/braid:0.1.0"
 
 
 def pod_env():
