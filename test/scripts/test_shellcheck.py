@@ -1,4 +1,5 @@
-"""Every shell file under scripts/ (and the fixtures' stand-in tools) is shellcheck-clean."""
+"""Every shell file under scripts/ (and the fixtures' stand-in tools), and the container's
+entrypoint deploy/container/braid-pod-start, is shellcheck-clean."""
 
 import shutil
 import subprocess
@@ -11,7 +12,8 @@ from conftest import FIXTURES, SCRIPTS
 def shell_files():
     files = [path for path in SCRIPTS.rglob("*")
              if path.is_file() and (path.suffix == ".bash" or path.read_text(errors="replace").startswith("#!/usr/bin/env bash"))]
-    return sorted(files) + sorted(FIXTURES.glob("*/bin/*"))
+    pod_start = SCRIPTS.parent / "deploy" / "container" / "braid-pod-start"
+    return sorted(files) + sorted(FIXTURES.glob("*/bin/*")) + [pod_start]
 
 
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck not installed")
