@@ -189,7 +189,8 @@ def read_pcap_times(path, min_len, flow_port_offset=0):
 
 def longest_gaps(frames, since_ns, until_ns):
     """The longest time without a data segment arriving: over all flows together, and for the
-    flow that waited longest (each flow from its first segment to its last in the window)."""
+    flow that waited longest (each flow from its first segment to `until_ns`, when the transfer
+    ended: a flow that went silent for good stalled until then)."""
     inside = [(t, f) for t, f in frames if since_ns <= t <= until_ns]
     overall, per_flow, last = 0, {}, {}
     previous = None
@@ -200,6 +201,10 @@ def longest_gaps(frames, since_ns, until_ns):
         if flow in last:
             per_flow[flow] = max(per_flow.get(flow, 0), t - last[flow])
         last[flow] = t
+    if previous is not None:
+        overall = max(overall, until_ns - previous)
+    for flow, t in last.items():
+        per_flow[flow] = max(per_flow.get(flow, 0), until_ns - t)
     return overall, max(per_flow.values(), default=0), per_flow
 
 
@@ -212,7 +217,7 @@ class HostBondRig:
         self.bond_kind, self.switch_kind = bond, switch
         self.host = NetLab()
         self.far = NetLab()
-        self.switch = self.bond = self.capture = None
+        self.switch = self.bond = self.capture = self.pump = None
 
     def build(self):
         host, far = self.host.create(), self.far.create()
@@ -231,6 +236,13 @@ class HostBondRig:
         self.bond = BONDS[self.bond_kind](self.dir, host.ns, self.tap, self.gw).start()
         self._address(host, self.tap, HOST_ADDRESS)
         self._address(far, self.far_netdev, FAR_ADDRESS)
+        if self.bond_kind == "testpmd":
+            # net_bonding sends LACPDUs only from the application's TX burst, which testpmd's
+            # io forwarding calls only when the host port gave it something: a ping every
+            # 10 ms keeps it bursting, as any application over net_bonding would.
+            self.pump = subprocess.Popen(
+                ["ip", "netns", "exec", host.ns, "ping", "-q", "-i", "0.01", FAR_ADDRESS],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return self
 
     @staticmethod
@@ -297,6 +309,7 @@ class HostBondRig:
                 failed = (busiest, time.monotonic_ns(), time.clock_gettime_ns(time.CLOCK_REALTIME))
                 NetLab.set_link(self.sw[busiest], False, self.far.ns)
             out, _ = client.communicate(timeout=seconds + 60)
+            self.transfer_end_ns = time.clock_gettime_ns(time.CLOCK_REALTIME)
             assert client.returncode == 0, f"iperf3 failed: {out[-2000:]}"
             return json.loads(out), failed
         finally:
@@ -309,8 +322,9 @@ class HostBondRig:
         return [NetLab.stat(s, "rx_packets", self.far.ns) for s in self.sw]
 
     def close(self):
-        if self.capture is not None and self.capture.poll() is None:
-            _kill(self.capture)
+        for process in (self.capture, self.pump):
+            if process is not None and process.poll() is None:
+                _kill(process)
         if self.bond is not None:
             self.bond.close()
         if self.switch is not None:
@@ -319,9 +333,10 @@ class HostBondRig:
         self.host.close()
 
 
-def summarize(result, frames, failed):
+def summarize(result, frames, failed, transfer_end_ns):
     """Throughput, retransmissions and the longest stalls of one iperf3 run (frames: the
-    receiver's capture, stop_capture())."""
+    receiver's capture, stop_capture(); transfer_end_ns: when iperf3's client exited, from
+    iperf())."""
     end = result["end"]
     ports = {c["local_port"] for c in result["start"]["connected"]}
     sent = end["sum_sent"]
@@ -337,7 +352,9 @@ def summarize(result, frames, failed):
     frames = [(t, f) for t, f in frames if f in ports]
     if frames:
         since = frames[0][0]
-        until = frames[-1][0]
+        # iperf3 stops sending a moment before its client exits (it then exchanges results): a
+        # healthy stream's last segment is a few milliseconds before the exit.
+        until = max(transfer_end_ns, frames[-1][0])
         overall, flow, per_flow = longest_gaps(frames, since, until)
         summary.update(stall_all_ms=overall / 1e6, stall_flow_ms=flow / 1e6,
                        flows_seen=len(per_flow))

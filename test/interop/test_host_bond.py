@@ -28,7 +28,7 @@ def test_tcp_through_braid_survives_a_member_failure(case):
     rig.start_capture(reverse)
     result, failed = rig.iperf(TRANSFER_S, STREAMS, fail_member_at=FAIL_AT_S, reverse=reverse)
     frames = rig.stop_capture()
-    summary = summarize(result, frames, failed)
+    summary = summarize(result, frames, failed, rig.transfer_end_ns)
     member, _, failed_at = failed
     print(f"\nhost bond to {rig.switch_kind}, {'in' if reverse else 'out'}bound: LACP up in "
           f"{up_s:.1f} s; {STREAMS} TCP streams for {TRANSFER_S} s, the far end of m{member} down "
