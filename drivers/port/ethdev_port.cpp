@@ -123,7 +123,7 @@ void EthdevPort::configure(const Queues& queues, rte_mempool* pool) {
   }
   if (tx_queues_ > info.max_tx_queues) {
     fail(config::tx_queue_shortfall(tx_queues_, queues.control_tx_descriptors != 0,
-                                    info.max_tx_queues, driver_, config_.device),
+                                    info.max_tx_queues, config_.device),
          EINVAL);
   }
   bool with_slow_queue = slow_rx_descriptors_ != 0;
@@ -135,7 +135,10 @@ void EthdevPort::configure(const Queues& queues, rte_mempool* pool) {
 
   if (config_.rx_queues > 1 || with_slow_queue) {
     rss_functions_ = rss_hash_functions(info.flow_type_rss_offloads);
-    if (config_.rx_queues > 1 && rss_functions_ == 0) {
+    // virtio_user on vhost-net has no RSS, but needs none: the kernel's multi-queue tap
+    // spreads flows over its queues itself (tun_select_queue hashes each flow to one).
+    const bool kernel_spreads_flows = driver_ == "net_virtio_user";
+    if (config_.rx_queues > 1 && rss_functions_ == 0 && !kernel_spreads_flows) {
       fail("rx_queues " + std::to_string(config_.rx_queues) + " needs RSS, which driver " +
                driver_ + " does not offer for the configured hash fields; use rx_queues: 1",
            ENOTSUP);
@@ -185,7 +188,7 @@ void EthdevPort::configure(const Queues& queues, rte_mempool* pool) {
 // for one data queue, so that its redirection table can keep data off the slow queue.
 rte_eth_conf EthdevPort::device_conf(bool with_slow_queue, const rte_eth_dev_info& info) {
   rte_eth_conf conf{};
-  if (config_.rx_queues > 1 || (with_slow_queue && rss_functions_ != 0)) {
+  if (rss_functions_ != 0 && (config_.rx_queues > 1 || with_slow_queue)) {
     conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
     conf.rx_adv_conf.rss_conf.rss_hf = rss_functions_;
     if (!rss_key_.empty()) {

@@ -24,6 +24,13 @@ namespace {
 // too long"), and rte_eal_init fails with it.
 constexpr std::string_view kTelemetrySocket = "/dpdk_telemetry.v2";
 constexpr std::size_t kMaxSocketPath = sizeof(sockaddr_un{}.sun_path) - 1;
+constexpr std::size_t kInterfaceNameRoom = 16;  // IFNAMSIZ, with the terminating NUL
+constexpr std::string_view kTunDevice = "/dev/net/tun";
+
+std::string port_where(const config::Config& config, std::size_t i) {
+  return "config: " + config.origin + ": ports[" + std::to_string(i) + "] \"" +
+         config.ports[i].name + "\": ";
+}
 
 bool has_arg(const std::vector<std::string>& argv, std::string_view name) {
   for (std::size_t i = 1; i < argv.size() && argv[i] != "--"; ++i)
@@ -50,34 +57,83 @@ bool lcores_remapped(const std::vector<std::string>& argv) {
   return false;
 }
 
-void check_af_packet_queues(const config::Config& config, std::vector<StartProblem>& problems) {
+// net_af_packet and virtio_user open the queue pairs their device string names (qpairs=,
+// queues=), no more: a worker short of a TX queue is a start-up error that is better said now.
+void check_queue_pairs(const config::Config& config, std::vector<StartProblem>& problems) {
   std::map<std::string_view, const config::BondConfig*> bond_of;
   for (const config::BondConfig& bond : config.bonds)
     for (const std::string& member : bond.members)
       bond_of.emplace(member, &bond);
   for (std::size_t i = 0; i < config.ports.size(); ++i) {
     const config::PortConfig& port = config.ports[i];
-    if (!config::is_af_packet_device(port.device)) continue;
-    const std::string where =
-        "config: " + config.origin + ": ports[" + std::to_string(i) + "] \"" + port.name + "\": ";
-    const std::optional<unsigned> qpairs = config::af_packet_qpairs(port.device);
-    if (!qpairs || *qpairs == 0) {
-      problems.push_back({where + "device \"" + port.device +
-                          "\": qpairs= must be a whole number from 1 (net_af_packet refuses it)"});
+    const std::string_view key = config::queue_pairs_devarg(port.device);
+    if (key.empty()) continue;
+    const std::string where = port_where(config, i);
+    const std::optional<unsigned> pairs = config::device_queue_pairs(port.device);
+    if (!pairs || *pairs == 0) {
+      problems.push_back({where + "device \"" + port.device + "\": " + std::string(key) +
+                          "= must be a whole number from 1 (the PMD refuses it)"});
       continue;
     }
     const auto bond = bond_of.find(port.name);
     const PortQueues queues = plan_port_queues(port, bond == bond_of.end() ? nullptr : bond->second,
                                                config.workers.lcores.size());
-    if (queues.data_rx_queues > *qpairs) {
+    if (queues.data_rx_queues > *pairs) {
       problems.push_back({where + "rx_queues " + std::to_string(queues.data_rx_queues) +
-                          " exceeds the device maximum " + std::to_string(*qpairs) +
-                          "; raise qpairs= in its device string or lower rx_queues"});
+                          " exceeds the device maximum " + std::to_string(*pairs) + "; raise " +
+                          std::string(key) + "= in its device string or lower rx_queues"});
     }
-    if (queues.tx_queues > *qpairs) {
+    if (queues.tx_queues > *pairs) {
       problems.push_back(
-          {where + config::tx_queue_shortfall(queues.tx_queues, queues.control_tx_queue, *qpairs,
-                                              "net_af_packet", port.device)});
+          {where + config::tx_queue_shortfall(queues.tx_queues, queues.control_tx_queue, *pairs,
+                                              port.device)});
+    }
+  }
+}
+
+// A host-facing netdev needs its kernel side: virtio_user's path= (/dev/vhost-net, a character
+// device, or a vhost-user socket) and /dev/net/tun for net_tap. DPDK's own errors for a missing
+// one ("virtio_user_dev_init(): Backend type detection failed") do not say what to do.
+void check_host_netdevs(const config::Config& config, const HostFacts& host,
+                        std::vector<StartProblem>& problems) {
+  for (std::size_t i = 0; i < config.ports.size(); ++i) {
+    const config::PortConfig& port = config.ports[i];
+    const std::string where = port_where(config, i) + "device \"" + port.device + "\": ";
+    if (config::is_virtio_user_device(port.device)) {
+      const std::optional<std::string> path = config::devarg(port.device, "path");
+      if (!path || path->empty()) {
+        problems.push_back({where + "virtio_user needs path= (/dev/vhost-net for a host netdev "
+                                    "through the kernel's vhost-net, or a vhost-user socket)"});
+        continue;
+      }
+      const PathKind kind = host.path_kind(*path);
+      if (kind == PathKind::kMissing) {
+        const bool vhost_net = path->ends_with("vhost-net");
+        problems.push_back(
+            {where + *path + " does not exist" +
+                 (vhost_net ? ": this host has no vhost-net (load it: modprobe vhost_net); "
+                              "without it use a net_tap host port instead, device "
+                              "\"net_tap0,iface=braid0\" (config/host-bond.yaml shows both)"
+                            : ": start the vhost-user backend that creates this socket first"),
+             true});
+      } else if (kind == PathKind::kOther) {
+        problems.push_back({where + *path +
+                                " is neither a character device (vhost-net) nor a socket "
+                                "(vhost-user)",
+                            true});
+      }
+    } else if (config::is_tap_device(port.device)) {
+      if (const std::optional<std::string> iface = config::devarg(port.device, "iface");
+          iface && iface->size() >= kInterfaceNameRoom) {
+        problems.push_back({where + "iface=" + *iface + " is " + std::to_string(iface->size()) +
+                            " characters; Linux interface names have at most " +
+                            std::to_string(kInterfaceNameRoom - 1)});
+      }
+      if (host.path_kind(std::string(kTunDevice)) != PathKind::kCharDevice) {
+        problems.push_back({where + "net_tap needs " + std::string(kTunDevice) +
+                                ", which this host lacks (load it: modprobe tun)",
+                            true});
+      }
     }
   }
 }
@@ -148,6 +204,13 @@ HostFacts this_host() {
     for (unsigned cpu = 0; cpu < CPU_SETSIZE; ++cpu)
       if (CPU_ISSET(cpu, &set)) host.cpus.push_back(cpu);
   }
+  host.path_kind = [](const std::string& path) {
+    struct stat status {};
+    if (::stat(path.c_str(), &status) != 0) return PathKind::kMissing;
+    if (S_ISCHR(status.st_mode)) return PathKind::kCharDevice;
+    if (S_ISSOCK(status.st_mode)) return PathKind::kSocket;
+    return PathKind::kOther;
+  };
   host.root = ::getuid() == 0;
   host.xdg_runtime_dir = std::getenv("XDG_RUNTIME_DIR");
   struct stat status {};
@@ -175,7 +238,8 @@ std::vector<StartProblem> start_problems(const config::Config& config,
                                          const std::vector<std::string>& eal_argv,
                                          const HostFacts& host) {
   std::vector<StartProblem> problems;
-  check_af_packet_queues(config, problems);
+  check_queue_pairs(config, problems);
+  check_host_netdevs(config, host, problems);
   if (!lcores_remapped(eal_argv)) check_lcores(config, host, problems);
   check_runtime_dir(eal_argv, host, problems);
   return problems;

@@ -1,8 +1,10 @@
 // What start-up would refuse, found without starting EAL, so that `braid --check` says it: a
-// net_af_packet member with too few queue pairs, lcores this host does not have, an EAL runtime
+// net_af_packet or virtio_user port with too few queue pairs, a host netdev whose kernel side is
+// missing (/dev/vhost-net, /dev/net/tun), lcores this host does not have, an EAL runtime
 // directory whose socket paths do not fit a UNIX socket address. Pure but for this_host().
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -10,8 +12,14 @@
 
 namespace braid::engine {
 
+enum class PathKind { kMissing, kCharDevice, kSocket, kOther };
+
 // What the checks need to know about the machine they run on.
 struct HostFacts {
+  // What a path names here (/dev/vhost-net, /dev/net/tun, a vhost-user socket).
+  std::function<PathKind(const std::string&)> path_kind = [](const std::string&) {
+    return PathKind::kMissing;
+  };
   std::vector<unsigned> cpus;  // CPUs this process may run on (sched_getaffinity), ascending
   bool root = false;
   const char* xdg_runtime_dir = nullptr;  // getenv("XDG_RUNTIME_DIR")

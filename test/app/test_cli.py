@@ -256,6 +256,75 @@ def test_check_says_a_one_queue_af_packet_member_needs_qpairs(tmp_path):
     assert result.returncode == 0, result.stderr
 
 
+def host_port_config(tmp_path, device):
+    cpus = host_cpus()
+    path = tmp_path / "host-port.yaml"
+    path.write_text(f"""eal: {{main_lcore: {cpus[0]}}}
+ports:
+  - {{name: host, device: "{device}"}}
+  - {{name: m0, device: net_null_cli1}}
+bonds:
+  - {{name: up, members: [m0]}}
+cross_connect: [[host, up]]
+workers: {{lcores: [{cpus[1]}]}}
+""")
+    return path
+
+
+def test_a_missing_vhost_net_is_explained_at_check_and_at_start_up(tmp_path):
+    vhost = tmp_path / "vhost-net"  # absent: what a host without the vhost_net module has
+    config = host_port_config(tmp_path, f"virtio_user0,path={vhost},queues=1,iface=braid0")
+    said = (f'ports[0] "host": device "virtio_user0,path={vhost},queues=1,iface=braid0": '
+            f'{vhost} does not exist: this host has no vhost-net (load it: modprobe vhost_net); '
+            f'without it use a net_tap host port instead, device "net_tap0,iface=braid0"')
+    result = braid("--config", str(config), "--check")
+    assert result.returncode == 1 and said in result.stderr, result.stderr
+    # Starting for real says the same, before EAL (whose own words are "Backend type detection
+    # failed"), and stops.
+    result = braid("--config", str(config), "--", unique_prefix("vhost"))
+    assert result.returncode == 1 and said in result.stderr, result.stderr
+    assert "EAL" not in result.stdout + result.stderr
+    # A config written for another host: --portable warns.
+    result = braid("--config", str(config), "--check", "--portable")
+    assert result.returncode == 0 and f"warning: config: {config}: {said}" in result.stderr
+    # Something that is neither a character device nor a socket.
+    vhost.write_text("")
+    result = braid("--config", str(config), "--check")
+    assert "is neither a character device (vhost-net) nor a socket (vhost-user)" in result.stderr
+    # No path at all.
+    result = braid("--config", str(host_port_config(tmp_path, "virtio_user0,iface=braid0")),
+                   "--check")
+    assert "virtio_user needs path=" in result.stderr, result.stderr
+
+
+def test_check_says_a_virtio_user_port_needs_a_queue_pair_per_worker(tmp_path):
+    cpus = host_cpus()
+    config = tmp_path / "two-workers.yaml"
+    config.write_text(f"""eal: {{main_lcore: {cpus[0]}}}
+ports:
+  - {{name: host, device: "virtio_user0,path=/dev/vhost-net,iface=braid0"}}
+  - {{name: m0, device: net_null_cli1}}
+bonds:
+  - {{name: up, members: [m0]}}
+cross_connect: [[host, up]]
+workers: {{lcores: [{cpus[1]}, {cpus[1] + 1}]}}
+""")
+    # --portable: the second lcore may be missing here; the queue pairs are missing everywhere.
+    result = braid("--config", str(config), "--check", "--portable")
+    assert result.returncode == 1, result.stderr
+    assert ('ports[0] "host": needs 2 TX queues (2 for the workers) but the device has 1; add '
+            'queues=2 to its device string ("virtio_user0,path=/dev/vhost-net,iface=braid0,'
+            'queues=2")') in result.stderr, result.stderr
+
+
+def test_check_refuses_a_tap_name_linux_cannot_have(tmp_path):
+    config = host_port_config(tmp_path, "net_tap0,iface=braid0-is-far-too-long")
+    result = braid("--config", str(config), "--check")
+    assert result.returncode == 1
+    assert ("iface=braid0-is-far-too-long is 22 characters; Linux interface names have at most "
+            "15") in result.stderr, result.stderr
+
+
 def test_check_refuses_lcores_this_host_lacks_and_portable_warns(tmp_path):
     main, worker = absent_cpus(2)
     config = af_packet_config(tmp_path, ",qpairs=2", main=main, workers=[host_cpus()[1], worker])

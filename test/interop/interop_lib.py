@@ -89,8 +89,9 @@ def remove_runtime_dir(prefix):
 class Braid:
     """A braid process on a generated config, restartable; braidctl through its socket."""
 
-    def __init__(self, directory, config_text, prefix, socket_path):
+    def __init__(self, directory, config_text, prefix, socket_path, netns=None):
         self.dir = pathlib.Path(directory)
+        self.netns = netns  # run inside this network namespace (its ports are there)
         self.socket = str(socket_path)
         self.config = self.dir / "braid.yaml"
         self.config.write_text(config_text)
@@ -104,8 +105,9 @@ class Braid:
         log_path = self.dir / f"braid{self.starts}.log"
         with open(log_path, "w") as log:
             # Main lcore on CPU 0, the worker on CPU 1: two CPUs, as on the CI machines.
+            in_netns = ["ip", "netns", "exec", self.netns] if self.netns else []
             self.process = subprocess.Popen(
-                [BRAID, "--config", str(self.config), "--stats-interval", "0", "--",
+                [*in_netns, BRAID, "--config", str(self.config), "--stats-interval", "0", "--",
                  f"--file-prefix={self.prefix}", "--lcores=0@0,1@1"],
                 stdout=log, stderr=subprocess.STDOUT)
         wait_for(self.socket, self.process, log_path)

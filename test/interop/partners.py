@@ -59,7 +59,8 @@ def _kill(process):
 class OvsPartner:
     """ovsdb-server and ovs-vswitchd in the namespace, every file of theirs under `directory`
     (nothing under /var/run/openvswitch; the system's OVS service is never used), a netdev
-    (userspace) bridge with an LACP bond over the members and the traffic port."""
+    (userspace) bridge with an LACP bond over the members and the traffic port (none: the
+    bridge's own internal port "br0" is the far host)."""
 
     name = "ovs"
 
@@ -112,7 +113,7 @@ class OvsPartner:
                    "--", "add-bond", "br0", "bond0", *self.members, "lacp=active",
                    "bond_mode=balance-tcp", "other_config:lacp-time=fast",
                    "other_config:bond-rebalance-interval=0",
-                   "--", "add-port", "br0", self.traffic)
+                   *(["--", "add-port", "br0", self.traffic] if self.traffic else []))
         return self
 
     def _start_daemons(self, db, log):
