@@ -1,5 +1,6 @@
 // Validates Kubernetes objects offline against their OpenAPI schemas: the core and apps kinds
-// with kubernetes-models, the ServiceMonitor with @kubernetes-models/prometheus-operator (both
+// with kubernetes-models, the ServiceMonitor and PrometheusRule with
+// @kubernetes-models/prometheus-operator (both
 // run validators generated from the schemas), the Multus NetworkAttachmentDefinition with ajv and
 // the openAPIV3Schema of its CRD (no model package exists for it).
 // Unknown fields, which the schemas allow and the API server refuses, are reported from the
@@ -20,6 +21,8 @@ const models = {
   "apps/v1/DaemonSet": "kubernetes-models/apps/v1/DaemonSet",
   "monitoring.coreos.com/v1/ServiceMonitor":
     "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor",
+  "monitoring.coreos.com/v1/PrometheusRule":
+    "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule",
 };
 const objectMeta = "@kubernetes-models/apimachinery/apis/meta/v1/ObjectMeta";
 
