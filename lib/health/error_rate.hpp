@@ -72,6 +72,9 @@ class ErrorRateJudge {
 
   // Judges the window as it is at now_ns; true when the verdict changed.
   bool judge(const ErrorRateWindow& window, std::uint64_t now_ns);
+  // No judgement this time, and a recovery hold under way starts again (the link is down: no
+  // evidence either way).
+  void restart_hold() { clean_since_ns_.reset(); }
   void reset();
 
   bool degraded() const { return degraded_; }

@@ -1,5 +1,6 @@
 // What the health model says in words: names for the console and telemetry, one log line per
 // event, and the settings check the config loader reports.
+#include <array>
 #include <cmath>
 #include <cstdio>
 
@@ -7,6 +8,25 @@
 
 namespace braid::health {
 namespace {
+
+// Indexed by the enums' values, in their order (member_health.hpp).
+constexpr std::array<const char*, 4> kStateNames = {"healthy", "degraded", "down", "suppressed"};
+constexpr std::array<const char*, 7> kReasonNames = {
+    "none",
+    "carrier_down",
+    "bfd_down",
+    "up_delay_pending",
+    "lacp_not_usable",
+    "flap_suppressed",
+    "error_rate",
+};
+constexpr std::array<const char*, 3> kBfdNames = {"not_configured", "down", "up"};
+
+template <typename Enum, std::size_t N>
+const char* name_of(const std::array<const char*, N>& names, Enum value) {
+  const auto index = static_cast<std::size_t>(value);
+  return index < N ? names[index] : "unknown";
+}
 
 std::string seconds_text(std::uint64_t ns) {
   char text[32];
@@ -45,49 +65,15 @@ std::string describe(Reason reason, const Evidence& evidence, std::uint64_t time
 }  // namespace
 
 const char* to_string(State state) {
-  switch (state) {
-    case State::kHealthy:
-      return "healthy";
-    case State::kDegraded:
-      return "degraded";
-    case State::kDown:
-      return "down";
-    case State::kSuppressed:
-      return "suppressed";
-  }
-  return "unknown";
+  return name_of(kStateNames, state);
 }
 
 const char* to_string(Reason reason) {
-  switch (reason) {
-    case Reason::kNone:
-      return "none";
-    case Reason::kCarrierDown:
-      return "carrier_down";
-    case Reason::kBfdDown:
-      return "bfd_down";
-    case Reason::kUpDelayPending:
-      return "up_delay_pending";
-    case Reason::kLacpNotUsable:
-      return "lacp_not_usable";
-    case Reason::kFlapSuppressed:
-      return "flap_suppressed";
-    case Reason::kErrorRate:
-      return "error_rate";
-  }
-  return "unknown";
+  return name_of(kReasonNames, reason);
 }
 
 const char* to_string(BfdStatus status) {
-  switch (status) {
-    case BfdStatus::kNotConfigured:
-      return "not_configured";
-    case BfdStatus::kDown:
-      return "down";
-    case BfdStatus::kUp:
-      return "up";
-  }
-  return "unknown";
+  return name_of(kBfdNames, status);
 }
 
 std::string reason_string(Reason reason, Signal signal) {

@@ -86,6 +86,10 @@ void MemberHealth::sample(const CounterSnapshot& counters, std::uint64_t now_ns,
     }
     signal.available = signal.seen = true;
     signal.window.sample(now_ns, *counters[i]);
+    if (!link_.up()) {
+      signal.judge.restart_hold();
+      continue;
+    }
     if (!signal.judge.judge(signal.window, now_ns)) continue;
     const SignalSettings& settings = signal.judge.settings();
     event.kind = signal.judge.degraded() ? EventKind::kSignalDegraded : EventKind::kSignalRecovered;

@@ -11,6 +11,8 @@
 //   degraded    error_rate: a judged signal's rate is above its degrade threshold; the signal
 //               that degraded first is the evidence
 //   healthy
+// Signals are judged only while the link is up: a down link carries no evidence, and its idle
+// windows must not count towards a degraded signal's recovery (error_rate.hpp).
 // Weight: 1000 permille healthy, degraded_weight_permille degraded, 0 down or suppressed.
 #pragma once
 

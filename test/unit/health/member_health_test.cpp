@@ -199,6 +199,29 @@ TEST(MemberHealth, AnErrorRateAboveThresholdDegradesToTheConfiguredWeight) {
   EXPECT_EQ(reason_string(member.reason(), member.evidence().signal), "error_rate:crc");
 }
 
+TEST(MemberHealth, ADownLinkDoesNotCountTowardsRecovery) {
+  HealthSettings settings;
+  settings.signals[static_cast<std::size_t>(Signal::kCrc)].recover_hold_ns = 5 * kS;
+  MemberHealth member(settings);
+  CrcLink link;
+  member.update(link.second(0, 0), 0);
+  member.update(link.second(50'000, 1'000'000), kS);
+  ASSERT_EQ(member.state(), State::kDegraded);
+  // A minute without carrier: the window empties, the signal stays degraded.
+  for (std::uint64_t s = 2; s <= 60; ++s) {
+    HealthInputs down = link.second(0, 0);
+    down.carrier = false;
+    member.update(down, s * kS);
+  }
+  // Back up and clean: degraded until it has been clean for the hold, with the link up.
+  member.update(link.second(0, 1'000'000), 61 * kS);
+  EXPECT_EQ(member.state(), State::kDegraded);
+  member.update(link.second(0, 1'000'000), 65 * kS);
+  EXPECT_EQ(member.state(), State::kDegraded);
+  member.update(link.second(0, 1'000'000), 66 * kS);
+  EXPECT_EQ(member.state(), State::kHealthy);
+}
+
 TEST(MemberHealth, AbsentCountersAreUnavailableAndLoggedOnce) {
   MemberHealth member({});
   CrcLink link;
@@ -227,6 +250,18 @@ TEST(MemberHealth, ACounterThatDisappearsIsNoLongerJudged) {
   EXPECT_EQ(to_string(events.front()),
             "signal crc unavailable: the member's counter source has no counter for it");
   EXPECT_EQ(to_string(events.back()), "degraded -> healthy (was error_rate:crc)");
+}
+
+TEST(MemberHealth, NamesFollowTheEnums) {
+  EXPECT_STREQ(to_string(State::kSuppressed), "suppressed");
+  EXPECT_STREQ(to_string(State::kDegraded), "degraded");
+  EXPECT_STREQ(to_string(Reason::kNone), "none");
+  EXPECT_STREQ(to_string(Reason::kLacpNotUsable), "lacp_not_usable");
+  EXPECT_STREQ(to_string(Reason::kErrorRate), "error_rate");
+  EXPECT_STREQ(to_string(BfdStatus::kNotConfigured), "not_configured");
+  EXPECT_STREQ(to_string(BfdStatus::kUp), "up");
+  EXPECT_EQ(reason_string(Reason::kErrorRate, Signal::kRoceRetransmit),
+            "error_rate:roce_retransmit");
 }
 
 TEST(MemberHealth, SettingsAreCheckedAsAWhole) {
