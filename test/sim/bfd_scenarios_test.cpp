@@ -21,13 +21,11 @@ constexpr std::uint64_t kSecond = 1'000 * kMs;
 constexpr std::uint32_t kFastUs = 10'000;  // 10 ms x 3, the fastest braid allows
 constexpr std::uint64_t kDetectionNs = 3 * kFastUs * kNsPerUs;
 
+// 10 ms x 3 (the default multiplier).
 SessionConfig fast(std::uint32_t discriminator) {
-  SessionConfig config;
-  config.local_discriminator = discriminator;
-  config.desired_min_tx_us = kFastUs;
-  config.required_min_rx_us = kFastUs;
-  config.detect_mult = 3;
-  return config;
+  return {.local_discriminator = discriminator,
+          .desired_min_tx_us = kFastUs,
+          .required_min_rx_us = kFastUs};
 }
 
 std::string ms(std::uint64_t ns) {

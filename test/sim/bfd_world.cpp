@@ -94,20 +94,4 @@ void World::step(std::uint64_t limit_ns) {
   }
 }
 
-void World::run_until(std::uint64_t time_ns) {
-  while (now_ns_ < time_ns)
-    step(time_ns);
-  step(time_ns);
-}
-
-std::optional<std::uint64_t> World::run_until_true(const std::function<bool()>& done,
-                                                   std::uint64_t limit_ns) {
-  if (done()) return now_ns_;
-  while (now_ns_ < limit_ns) {
-    step(limit_ns);
-    if (done()) return now_ns_;
-  }
-  return std::nullopt;
-}
-
 }  // namespace braid::bfd::sim

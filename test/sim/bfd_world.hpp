@@ -16,6 +16,7 @@
 
 #include "bfd/frame.hpp"
 #include "bfd/session.hpp"
+#include "stepped_clock.hpp"
 
 namespace braid::bfd::sim {
 
@@ -26,7 +27,7 @@ struct LinkSpec {
   bool ipv6 = false;
 };
 
-class World {
+class World : public braid::sim::SteppedClock {
  public:
   static constexpr int kEnds = 2;
 
@@ -48,12 +49,7 @@ class World {
   void cut(bool cut);
   void set_loss(double loss) { link_.loss = loss; }
 
-  void run_until(std::uint64_t time_ns);
-  // Runs until `done()` holds (checked after every step) or `limit_ns`; returns when it first
-  // held.
-  std::optional<std::uint64_t> run_until_true(const std::function<bool()>& done,
-                                              std::uint64_t limit_ns);
-  std::uint64_t now() const { return now_ns_; }
+  // run_until(), run_until_true() and now() come from SteppedClock.
   std::uint64_t frames_sent() const { return frames_sent_; }
   std::uint64_t frames_lost() const { return frames_lost_; }
 
@@ -78,7 +74,7 @@ class World {
 
   void transmit(int from, const ControlPacket& packet);
   void deliver(const InFlight& frame);
-  void step(std::uint64_t limit_ns);
+  void step(std::uint64_t limit_ns) override;
 
   LinkSpec link_;
   std::array<End, kEnds> ends_;
@@ -87,7 +83,6 @@ class World {
   std::uint64_t seed_;
   bool cut_ = false;
   std::uint64_t epoch_ = 0;  // bumps on every cut; frames of older epochs are lost
-  std::uint64_t now_ns_ = 0;
   std::uint64_t sequence_ = 0;
   std::uint64_t frames_sent_ = 0;
   std::uint64_t frames_lost_ = 0;

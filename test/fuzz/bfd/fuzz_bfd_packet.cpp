@@ -36,13 +36,11 @@ constexpr std::uint64_t kMs = 1'000'000;
 constexpr std::array<std::uint64_t, 8> kAfterNs = {
     0, 1 * kMs, 10 * kMs, 29 * kMs, 31 * kMs, 1'000 * kMs, 3'100 * kMs, 10'000 * kMs};
 
+// 10 ms x 3 (the default multiplier).
 SessionConfig config(std::uint32_t discriminator) {
-  SessionConfig config;
-  config.local_discriminator = discriminator;
-  config.desired_min_tx_us = kFastUs;
-  config.required_min_rx_us = kFastUs;
-  config.detect_mult = 3;
-  return config;
+  return {.local_discriminator = discriminator,
+          .desired_min_tx_us = kFastUs,
+          .required_min_rx_us = kFastUs};
 }
 
 ReceiveFilter filter(Encapsulation encapsulation, bool ipv6) {

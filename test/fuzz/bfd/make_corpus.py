@@ -12,6 +12,10 @@ Usage: test/fuzz/bfd/make_corpus.py   (writes test/fuzz/corpus/bfd_packet/*.bin)
 """
 import pathlib
 import struct
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from seeds import write_seeds  # noqa: E402  (test/fuzz/seeds.py)
 
 SCENES = {"fresh": 0, "init": 1, "up": 2, "admin_down": 3}
 AFTER = {"none": 0, "1ms": 1, "10ms": 2, "29ms": 3, "31ms": 4, "1s": 5, "3.1s": 6, "10s": 7}
@@ -99,12 +103,7 @@ seeds = {
 
 
 def main():
-    OUT.mkdir(parents=True, exist_ok=True)
-    for stale in OUT.glob("*.bin"):
-        stale.unlink()
-    for name, data in seeds.items():
-        (OUT / f"{name}.bin").write_bytes(data)
-    print(f"wrote {len(seeds)} seeds to {OUT}")
+    write_seeds(OUT, seeds)
 
 
 if __name__ == "__main__":

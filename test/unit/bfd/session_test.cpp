@@ -14,13 +14,10 @@ constexpr std::uint32_t kRemote = 0x0b0b0b0b;
 constexpr std::uint64_t kMs = 1'000'000;
 constexpr std::uint32_t kFastUs = 10'000;
 
+// 10 ms x 3 (the default multiplier).
 SessionConfig fast_config() {
-  SessionConfig config;
-  config.local_discriminator = kLocal;
-  config.desired_min_tx_us = kFastUs;
-  config.required_min_rx_us = kFastUs;
-  config.detect_mult = 3;
-  return config;
+  return {
+      .local_discriminator = kLocal, .desired_min_tx_us = kFastUs, .required_min_rx_us = kFastUs};
 }
 
 // 75 % + value / 1000 of the interval: random() % 251 is the per-mille above 75 %.
