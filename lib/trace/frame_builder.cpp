@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/bytes.hpp"
+#include "common/inet_checksum.hpp"
 
 namespace braid::trace {
 namespace {
@@ -17,20 +18,6 @@ constexpr std::size_t kIpv6Header = 40;
 constexpr std::size_t kTcpHeader = 20;
 constexpr std::size_t kUdpHeader = 8;
 constexpr std::uint8_t kDefaultTtl = 64;
-
-// RFC 1071 one's-complement sum, folded.
-std::uint32_t add_checksum(std::uint32_t sum, ByteSpan bytes) {
-  for (std::size_t i = 0; i + 1 < bytes.size(); i += 2)
-    sum += load_be16(bytes, i);
-  if (bytes.size() % 2 != 0) sum += static_cast<std::uint32_t>(bytes.back() << 8);
-  return sum;
-}
-
-std::uint16_t fold_checksum(std::uint32_t sum) {
-  while (sum >> 16)
-    sum = (sum & 0xffff) + (sum >> 16);
-  return static_cast<std::uint16_t>(~sum);
-}
 
 }  // namespace
 

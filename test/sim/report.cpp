@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <vector>
 
-namespace braid::lacp::sim {
+namespace braid::sim {
 namespace {
 
 struct Row {
@@ -51,4 +51,4 @@ double seconds(std::uint64_t ns) {
   return static_cast<double>(ns) / 1e9;
 }
 
-}  // namespace braid::lacp::sim
+}  // namespace braid::sim

@@ -13,6 +13,9 @@
 namespace braid::lacp::sim {
 namespace {
 
+using braid::sim::report;
+using braid::sim::seconds;
+
 constexpr std::uint64_t kSecond = kNsPerSecond;
 
 bool all_distributing(LacpSystem& engine) {

@@ -182,20 +182,4 @@ void World::step(std::uint64_t limit_ns) {
   if (now_ns_ >= next_tick_ns_) next_tick_ns_ = now_ns_ + tick_ns_;
 }
 
-void World::run_until(std::uint64_t time_ns) {
-  while (now_ns_ < time_ns)
-    step(time_ns);
-  step(time_ns);  // settle everything due exactly at time_ns
-}
-
-std::optional<std::uint64_t> World::run_until_true(const std::function<bool()>& done,
-                                                   std::uint64_t limit_ns) {
-  if (done()) return now_ns_;
-  while (now_ns_ < limit_ns) {
-    step(limit_ns);
-    if (done()) return now_ns_;
-  }
-  return std::nullopt;
-}
-
 }  // namespace braid::lacp::sim

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "lacp/lacp_system.hpp"
+#include "stepped_clock.hpp"
 
 namespace braid::lacp::sim {
 
@@ -36,7 +37,7 @@ struct Captured {
   std::vector<std::uint8_t> frame;
 };
 
-class World {
+class World : public braid::sim::SteppedClock {
  public:
   explicit World(std::uint64_t seed = 1, std::uint64_t tick_ns = 100'000'000);
 
@@ -66,12 +67,7 @@ class World {
   void inject(Endpoint to, std::vector<std::uint8_t> frame, std::uint64_t delay_ns);
   void at(std::uint64_t time_ns, std::function<void()> action);
 
-  void run_until(std::uint64_t time_ns);
-  // Runs until `done()` holds (checked after every step) or `limit_ns` is reached; returns the
-  // simulated time it first held.
-  std::optional<std::uint64_t> run_until_true(const std::function<bool()>& done,
-                                              std::uint64_t limit_ns);
-  std::uint64_t now() const { return now_ns_; }
+  // run_until(), run_until_true() and now() come from SteppedClock.
 
   void capture(bool on) { capture_ = on; }
   const std::vector<Captured>& captured() const { return captured_; }
@@ -98,7 +94,7 @@ class World {
   bool transmit(int engine, std::size_t port, ByteSpan frame);
   void link_event(const Endpoint& end, bool up, std::uint32_t speed_mbps);
   std::optional<int> cable_at(const Endpoint& end) const;
-  void step(std::uint64_t limit_ns);
+  void step(std::uint64_t limit_ns) override;
 
   std::vector<std::unique_ptr<LacpSystem>> engines_;
   std::vector<bool> muted_;
@@ -107,7 +103,6 @@ class World {
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> queue_;
   std::mt19937_64 random_;
   std::uint64_t tick_ns_;
-  std::uint64_t now_ns_ = 0;
   std::uint64_t next_tick_ns_ = 0;
   std::uint64_t sequence_ = 0;
   bool capture_ = false;

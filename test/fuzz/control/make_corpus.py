@@ -11,6 +11,10 @@ Usage: test/fuzz/control/make_corpus.py   (writes test/fuzz/corpus/control_reque
 """
 import pathlib
 import struct
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from seeds import write_seeds  # noqa: E402  (test/fuzz/seeds.py)
 
 OUT = pathlib.Path(__file__).resolve().parents[1] / "corpus" / "control_request"
 
@@ -43,12 +47,7 @@ seeds = {
 
 
 def main():
-    OUT.mkdir(parents=True, exist_ok=True)
-    for stale in OUT.glob("*.bin"):
-        stale.unlink()
-    for name, data in seeds.items():
-        (OUT / f"{name}.bin").write_bytes(data)
-    print(f"wrote {len(seeds)} seeds to {OUT}")
+    write_seeds(OUT, seeds)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,10 @@ Usage: test/fuzz/lacp/make_corpus.py   (writes test/fuzz/corpus/lacp_pdu/*.bin)
 """
 import pathlib
 import struct
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from seeds import write_seeds  # noqa: E402  (test/fuzz/seeds.py)
 
 SCENES = {"fresh": 0, "partnered": 1, "distributing": 2, "partner_silent": 3}
 AFTER = {"none": 0, "1ms": 1, "400ms": 2, "fast_periodic": 3, "short_timeout": 4, "10s": 5,
@@ -91,14 +95,12 @@ seeds = {
 }
 
 
+def check(name, data):
+    assert len(data) == 1 + 124, name
+
+
 def main():
-    OUT.mkdir(parents=True, exist_ok=True)
-    for stale in OUT.glob("*.bin"):
-        stale.unlink()
-    for name, data in seeds.items():
-        assert len(data) == 1 + 124, name
-        (OUT / f"{name}.bin").write_bytes(data)
-    print(f"wrote {len(seeds)} seeds to {OUT}")
+    write_seeds(OUT, seeds, check)
 
 
 if __name__ == "__main__":

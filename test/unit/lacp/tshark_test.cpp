@@ -1,11 +1,8 @@
-// Hands the encoded frames to Wireshark's dissectors: an independent check that the fields sit
-// where the standard puts them. Skipped when tshark is not installed.
-#include <gtest/gtest.h>
-#include <stdlib.h>
+// Hands the encoded LACP frames to Wireshark's dissectors (test/unit/common/tshark.hpp).
+#include "../common/tshark.hpp"
 
-#include <cstdio>
-#include <filesystem>
-#include <sstream>
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
@@ -17,56 +14,7 @@
 namespace braid::lacp {
 namespace {
 
-bool have_tshark() {
-  return std::system("command -v tshark >/dev/null 2>&1") == 0;
-}
-
-std::string run(const std::string& command) {
-  std::string out;
-  std::FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return out;
-  char buffer[512];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr)
-    out += buffer;
-  ::pclose(pipe);
-  return out;
-}
-
-std::vector<std::string> split(const std::string& line, char separator) {
-  std::vector<std::string> fields;
-  std::stringstream stream(line);
-  std::string field;
-  while (std::getline(stream, field, separator))
-    fields.push_back(field);
-  return fields;
-}
-
-class TsharkTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!have_tshark()) GTEST_SKIP() << "tshark not on PATH";
-    std::string pattern = (std::filesystem::temp_directory_path() / "braid-lacp-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    if (!dir_.empty()) std::filesystem::remove_all(dir_);
-  }
-  // One line per frame, fields separated by '|'.
-  std::vector<std::vector<std::string>> dissect(const std::string& pcap,
-                                                const std::vector<std::string>& fields) {
-    std::string command = "tshark -r '" + pcap + "' -T fields -E separator='|'";
-    for (const std::string& field : fields)
-      command += " -e " + field;
-    command += " 2>/dev/null";
-    std::vector<std::vector<std::string>> rows;
-    for (const std::string& line : split(run(command), '\n'))
-      rows.push_back(split(line, '|'));
-    return rows;
-  }
-
-  std::filesystem::path dir_;
-};
+using braid::tshark::TsharkTest;
 
 TEST_F(TsharkTest, LacpduFieldsAndStateBitsDissect) {
   const std::string pcap = (dir_ / "lacp.pcap").string();
