@@ -38,9 +38,9 @@ struct AgentConfig {
 std::string check_agent_config(const AgentConfig& config);
 
 struct Neighbour {
-  Lldpdu info;
+  Lldpdu info{};
   MacAddress source_mac{};
-  std::optional<LinkAggregation> aggregation;  // link_aggregation(info)
+  std::optional<LinkAggregation> aggregation{};  // link_aggregation(info)
   std::uint64_t first_seen_ns = 0;
   std::uint64_t last_update_ns = 0;  // the last LLDPDU from it
   std::uint64_t expires_ns = 0;      // rxInfoAge: last_update_ns + its TTL

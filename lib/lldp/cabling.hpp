@@ -25,18 +25,18 @@ struct LacpSystemId {
 };
 
 struct HeardNeighbour {
-  Id chassis_id;
-  Id port_id;
-  std::string system_name;                     // empty when not announced
-  std::optional<LinkAggregation> aggregation;  // the neighbour's link aggregation TLV
+  Id chassis_id{};
+  Id port_id{};
+  std::string system_name{};                     // empty when not announced
+  std::optional<LinkAggregation> aggregation{};  // the neighbour's link aggregation TLV
 };
 HeardNeighbour heard(const Neighbour& neighbour);
 
 struct MemberCabling {
-  std::string member;                        // the member's port name
-  std::vector<HeardNeighbour> neighbours;    // what its agent knows now
-  std::optional<LacpSystemId> lacp_partner;  // none: no LACP, or no partner yet
-  std::uint64_t listening_ns = 0;            // how long its agent has been running
+  std::string member{};                        // the member's port name
+  std::vector<HeardNeighbour> neighbours{};    // what its agent knows now
+  std::optional<LacpSystemId> lacp_partner{};  // none: no LACP, or no partner yet
+  std::uint64_t listening_ns = 0;              // how long its agent has been running
 };
 
 enum class FindingKind : std::uint8_t {
@@ -49,8 +49,8 @@ const char* to_string(FindingKind kind);  // "silent", "several_neighbours", ...
 
 struct Finding {
   FindingKind kind = FindingKind::kSilent;
-  std::vector<std::string> members;  // the members concerned
-  std::string text;                  // one line for logs and show lldp
+  std::vector<std::string> members{};  // the members concerned
+  std::string text{};                  // one line for logs and show lldp
 };
 
 // Findings in member order, kSilent and kSeveralNeighbours per member, then kDifferentChassis

@@ -92,7 +92,7 @@ inline constexpr std::uint8_t kAggregationEnabled = 1 << 1;
 // A Chassis ID or Port ID: the subtype's number and the 1-255 octets of the id.
 struct Id {
   std::uint8_t subtype = 0;
-  std::vector<std::uint8_t> bytes;
+  std::vector<std::uint8_t> bytes{};
 
   static Id mac(std::uint8_t subtype, const MacAddress& mac);
   static Id text(std::uint8_t subtype, const std::string& text);
@@ -117,17 +117,17 @@ struct Capabilities {
 
 struct ManagementAddress {
   std::uint8_t family = kAddressFamilyIpv4;  // IANA address family number
-  std::vector<std::uint8_t> address;         // 1-31 octets
+  std::vector<std::uint8_t> address{};       // 1-31 octets
   std::uint8_t interface_subtype = kInterfaceNumberingIfIndex;
   std::uint32_t interface_number = 0;
-  std::vector<std::uint8_t> oid;  // 0-128 octets
+  std::vector<std::uint8_t> oid{};  // 0-128 octets
   bool operator==(const ManagementAddress&) const = default;
 };
 
 struct OrgSpecific {
   Oui oui{};
   std::uint8_t subtype = 0;
-  std::vector<std::uint8_t> info;  // 0-507 octets
+  std::vector<std::uint8_t> info{};  // 0-507 octets
   bool operator==(const OrgSpecific&) const = default;
 };
 
@@ -141,21 +141,23 @@ struct LinkAggregation {
 };
 
 struct Lldpdu {
-  Id chassis_id;
-  Id port_id;
+  Id chassis_id{};
+  Id port_id{};
   std::uint16_t ttl_s = 0;  // 0: the sender is going away, forget its information now
-  std::optional<std::string> port_description;
-  std::optional<std::string> system_name;
-  std::optional<std::string> system_description;
-  std::optional<Capabilities> capabilities;
-  std::vector<ManagementAddress> management_addresses;
-  std::vector<OrgSpecific> org_specific;  // every one received, in order, decoded or not
+  std::optional<std::string> port_description{};
+  std::optional<std::string> system_name{};
+  std::optional<std::string> system_description{};
+  std::optional<Capabilities> capabilities{};
+  std::vector<ManagementAddress> management_addresses{};
+  std::vector<OrgSpecific> org_specific{};  // every one received, in order, decoded or not
   bool operator==(const Lldpdu&) const = default;
 };
 
 // The link aggregation TLV among `org_specific`, if one is there with a valid length.
 std::optional<LinkAggregation> link_aggregation(const Lldpdu& lldpdu);
-OrgSpecific encode_link_aggregation(const LinkAggregation& aggregation);  // the 802.3 form
+// The 802.3 form, the one lldpd sends (802.1AX-2014 moved the TLV to IEEE 802.1, which
+// Wireshark flags as a deprecation; both decode).
+OrgSpecific encode_link_aggregation(const LinkAggregation& aggregation);
 
 // Empty when `lldpdu` can be encoded; otherwise what is wrong ("system_name is longer than 255
 // octets", ...).
@@ -168,9 +170,9 @@ std::vector<std::uint8_t> build_frame(const MacAddress& source_mac, const Lldpdu
 struct ParsedFrame {
   RejectReason reason = RejectReason::kNone;
   MacAddress source_mac{};
-  std::optional<std::uint16_t> vlan_id;  // the 802.1Q tag's VID, when tagged
-  Lldpdu lldpdu;                         // valid when reason is kNone
-  bool end_seen = false;                 // the End Of LLDPDU TLV was there
+  std::optional<std::uint16_t> vlan_id{};  // the 802.1Q tag's VID, when tagged
+  Lldpdu lldpdu{};                         // valid when reason is kNone
+  bool end_seen = false;                   // the End Of LLDPDU TLV was there
   // TLVs of reserved types (9-126), skipped (9.2.7.7.2: tooManyNeighbors aside, counted as
   // unrecognised), and repeats of single optional TLVs, of which the first is kept.
   std::uint32_t unrecognised_tlvs = 0;
