@@ -12,7 +12,30 @@ std::map<std::uint16_t, const LinkPublication*>& registry() {
   return links;
 }
 
+std::map<std::uint16_t, const RxErrorPublication*>& rx_error_registry() {
+  static std::map<std::uint16_t, const RxErrorPublication*> errors;
+  return errors;
+}
+
 }  // namespace
+
+void attach_rx_errors(std::uint16_t port_id, const RxErrorPublication* errors) {
+  const std::lock_guard<std::mutex> guard(registry_lock);
+  rx_error_registry()[port_id] = errors;
+}
+
+void detach_rx_errors(std::uint16_t port_id, const RxErrorPublication* errors) {
+  const std::lock_guard<std::mutex> guard(registry_lock);
+  const auto it = rx_error_registry().find(port_id);
+  if (it != rx_error_registry().end() && it->second == errors) rx_error_registry().erase(it);
+}
+
+std::optional<std::uint64_t> injected_crc_errors(std::uint16_t port_id) {
+  const std::lock_guard<std::mutex> guard(registry_lock);
+  const auto it = rx_error_registry().find(port_id);
+  if (it == rx_error_registry().end()) return std::nullopt;
+  return it->second->crc_errors();
+}
 
 void LinkPublication::publish(std::uint32_t queued, const LinkCounters& counters) {
   queued_.store(queued, std::memory_order_relaxed);
