@@ -176,7 +176,9 @@ TEST(MemberHealth, CrcErrorsCutAMemberToTheDegradedWeightUntilTheRateStaysLowFor
   // Restored: buckets moved back to member 0 only, none between the others.
   const std::vector<bond::MemberIndex> after = rig.bond().assignment();
   for (std::size_t b = 0; b < after.size(); ++b) {
-    if (after[b] != cut[b]) EXPECT_EQ(after[b], 0u) << "bucket " << b;
+    if (after[b] != cut[b]) {
+      EXPECT_EQ(after[b], 0u) << "bucket " << b;
+    }
   }
   EXPECT_EQ(rig.bond().members()[0].buckets, buckets_before);
   rig.engine().stop();

@@ -543,10 +543,27 @@ bool Bond::update_health(std::size_t m, std::uint64_t now_ns,
   inputs.lacp_usable = !lacp_ || lacp_->distributing(m);
   inputs.bfd = member.bfd;
   inputs.counters = std::move(counters);
+  // Signals whose counters the member's source lacks (or regained): one line per update, in the
+  // log only; state changes, flaps and verdicts go to the bond's events too (show bond).
+  std::string unavailable;
+  std::string available;
   for (const health::HealthEvent& event : member.health->update(inputs, now_ns)) {
-    // State changes at INFO (log() does); a signal's verdict or a flap too: they are rare and
-    // say why the next state change comes.
-    log(now_ns, "member " + member.port->name() + " health: " + health::to_string(event));
+    const char* signal = health::to_string(event.evidence.signal);
+    if (event.kind == health::EventKind::kSignalUnavailable) {
+      unavailable += std::string(unavailable.empty() ? "" : ", ") + signal;
+    } else if (event.kind == health::EventKind::kSignalAvailable) {
+      available += std::string(available.empty() ? "" : ", ") + signal;
+    } else {
+      log(now_ns, "member " + member.port->name() + " health: " + health::to_string(event));
+    }
+  }
+  if (!unavailable.empty()) {
+    BRAID_LOG_TO(kBond, INFO, "bond %s: member %s health: no counters for %s (unavailable)\n",
+                 config_.name.c_str(), member.port->name().c_str(), unavailable.c_str());
+  }
+  if (!available.empty()) {
+    BRAID_LOG_TO(kBond, INFO, "bond %s: member %s health: counters again for %s\n",
+                 config_.name.c_str(), member.port->name().c_str(), available.c_str());
   }
   return member.health->weight_permille() != before;
 }
