@@ -377,6 +377,21 @@ TEST(Config, BadControlAndMetricsValuesNameTheKey) {
 namespace braid::config {
 namespace {
 
+// A bond of two members, its last line `    <key>: ` waiting for the value under test.
+std::string two_member_bond(const std::string& key) {
+  return R"(
+ports:
+  - {name: host, device: net_ring0}
+  - {name: m0, device: net_ring1}
+  - {name: m1, device: net_ring2}
+cross_connect: [[host, uplink]]
+bonds:
+  - name: uplink
+    members: [m0, m1]
+    )" + key +
+         ": ";
+}
+
 TEST(Config, BondSchedulerDefaultsAndSettings) {
   const std::string ports = R"(
 ports:
@@ -426,16 +441,7 @@ cross_connect: [[host, uplink]]
 }
 
 TEST(Config, BondSchedulerErrorsNameTheKey) {
-  const std::string head = R"(
-ports:
-  - {name: host, device: net_ring0}
-  - {name: m0, device: net_ring1}
-  - {name: m1, device: net_ring2}
-cross_connect: [[host, uplink]]
-bonds:
-  - name: uplink
-    members: [m0, m1]
-    scheduler: )";
+  const std::string head = two_member_bond("scheduler");
   EXPECT_NE(error_of(head + "{policy: random}").find("unknown policy \"random\""),
             std::string::npos);
   EXPECT_NE(error_of(head + "{weights: [1, 2, 3]}").find("one weight per member (2), got 3"),
@@ -536,16 +542,7 @@ cross_connect: [[host, uplink]]
 }
 
 TEST(Config, BondHealthErrorsNameTheKey) {
-  const std::string head = R"(
-ports:
-  - {name: host, device: net_ring0}
-  - {name: m0, device: net_ring1}
-  - {name: m1, device: net_ring2}
-cross_connect: [[host, uplink]]
-bonds:
-  - name: uplink
-    members: [m0, m1]
-    health: )";
+  const std::string head = two_member_bond("health");
   EXPECT_NE(error_of(head + "{degraded_weight_permille: 1001}")
                 .find("health.degraded_weight_permille: must be 0..1000"),
             std::string::npos)
