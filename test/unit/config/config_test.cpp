@@ -491,15 +491,7 @@ TEST(Config, ThousandsOfPortsValidateInLinearTime) {
 }
 
 TEST(Config, BondHealthDefaultsAndSettings) {
-  const std::string ports = R"(
-ports:
-  - {name: host, device: net_ring0}
-  - {name: m0, device: net_ring1}
-  - {name: m1, device: net_ring2}
-cross_connect: [[host, uplink]]
-)";
-  const Config defaults =
-      parse_config(ports + "bonds:\n  - {name: uplink, members: [m0, m1]}\n", "health.yaml");
+  const Config defaults = parse_config(two_member_bond("mode") + "static\n", "health.yaml");
   const health::HealthSettings& plain = defaults.bonds[0].health.settings;
   EXPECT_EQ(plain.up_delay_ns, 0u);
   EXPECT_EQ(plain.degraded_weight_permille, 100u);
@@ -507,10 +499,7 @@ cross_connect: [[host, uplink]]
   EXPECT_EQ(plain.dampening.penalty_per_flap, 1000u);
   EXPECT_EQ(plain.dampening.half_life_ns, 30 * health::kNsPerSecond);
   EXPECT_FALSE(defaults.bonds[0].health.xstats_set[0]);
-  const Config config = parse_config(ports + R"(bonds:
-  - name: uplink
-    members: [m0, m1]
-    health:
+  const Config config = parse_config(two_member_bond("health") + R"(
       up_delay_ms: 200
       down_delay_ms: 50
       degraded_weight_permille: 0
