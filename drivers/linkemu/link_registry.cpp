@@ -2,6 +2,7 @@
 
 #include <map>
 #include <mutex>
+#include <utility>
 
 namespace braid::linkemu {
 namespace {
@@ -12,7 +13,48 @@ std::map<std::uint16_t, const LinkPublication*>& registry() {
   return links;
 }
 
+std::map<std::uint16_t, const RxErrorPublication*>& rx_error_registry() {
+  static std::map<std::uint16_t, const RxErrorPublication*> errors;
+  return errors;
+}
+
+// One publication per port in `map`, under the registry's lock.
+template <typename T>
+void attach_to(std::map<std::uint16_t, const T*>& map, std::uint16_t port_id, const T* item) {
+  const std::lock_guard<std::mutex> guard(registry_lock);
+  map[port_id] = item;
+}
+
+template <typename T>
+void detach_from(std::map<std::uint16_t, const T*>& map, std::uint16_t port_id, const T* item) {
+  const std::lock_guard<std::mutex> guard(registry_lock);
+  const auto it = map.find(port_id);
+  if (it != map.end() && it->second == item) map.erase(it);
+}
+
+template <typename T, typename Read>
+auto read_from(std::map<std::uint16_t, const T*>& map, std::uint16_t port_id, Read read)
+    -> std::optional<decltype(read(std::declval<const T&>()))> {
+  const std::lock_guard<std::mutex> guard(registry_lock);
+  const auto it = map.find(port_id);
+  if (it == map.end()) return std::nullopt;
+  return read(*it->second);
+}
+
 }  // namespace
+
+void attach_rx_errors(std::uint16_t port_id, const RxErrorPublication* errors) {
+  attach_to(rx_error_registry(), port_id, errors);
+}
+
+void detach_rx_errors(std::uint16_t port_id, const RxErrorPublication* errors) {
+  detach_from(rx_error_registry(), port_id, errors);
+}
+
+std::optional<std::uint64_t> injected_crc_errors(std::uint16_t port_id) {
+  return read_from(rx_error_registry(), port_id,
+                   [](const RxErrorPublication& errors) { return errors.crc_errors(); });
+}
 
 void LinkPublication::publish(std::uint32_t queued, const LinkCounters& counters) {
   queued_.store(queued, std::memory_order_relaxed);
@@ -33,21 +75,15 @@ LinkReading LinkPublication::read() const {
 }
 
 void attach_link(std::uint16_t port_id, const LinkPublication* link) {
-  const std::lock_guard<std::mutex> guard(registry_lock);
-  registry()[port_id] = link;
+  attach_to(registry(), port_id, link);
 }
 
 void detach_link(std::uint16_t port_id, const LinkPublication* link) {
-  const std::lock_guard<std::mutex> guard(registry_lock);
-  const auto it = registry().find(port_id);
-  if (it != registry().end() && it->second == link) registry().erase(it);
+  detach_from(registry(), port_id, link);
 }
 
 std::optional<LinkReading> attached_link(std::uint16_t port_id) {
-  const std::lock_guard<std::mutex> guard(registry_lock);
-  const auto it = registry().find(port_id);
-  if (it == registry().end()) return std::nullopt;
-  return it->second->read();
+  return read_from(registry(), port_id, [](const LinkPublication& link) { return link.read(); });
 }
 
 }  // namespace braid::linkemu

@@ -40,6 +40,22 @@ class LinkPublication {
   std::atomic<std::uint64_t> pause_ns_{0};
 };
 
+// Receive errors an emulated link injected on a port (rx_errors.hpp): read by braid as the port's
+// `rx_crc_errors` xstat.
+class RxErrorPublication {
+ public:
+  void add(std::uint64_t errors) { crc_errors_.fetch_add(errors, std::memory_order_relaxed); }
+  std::uint64_t crc_errors() const { return crc_errors_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<std::uint64_t> crc_errors_{0};
+};
+
+void attach_rx_errors(std::uint16_t port_id, const RxErrorPublication* errors);
+void detach_rx_errors(std::uint16_t port_id, const RxErrorPublication* errors);
+// The CRC errors injected on `port_id`; nullopt when nothing injects any.
+std::optional<std::uint64_t> injected_crc_errors(std::uint16_t port_id);
+
 // One link per port; attaching a second replaces the first. The publication must stay valid
 // until detach_link returns.
 void attach_link(std::uint16_t port_id, const LinkPublication* link);

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "health/member_health.hpp"
+
 namespace braid::config {
 
 // Raised for every problem in a config file. The message names the file, the key and what is
@@ -139,6 +141,14 @@ enum class SlowSteering {
 inline constexpr ChoiceNames<SlowSteering, 3> kSlowSteeringNames{
     {{"auto", SlowSteering::kAuto}, {"on", SlowSteering::kOn}, {"off", SlowSteering::kOff}}};
 
+// Member health (lib/health, doc/health.md): the model's settings and, per signal, the ethdev
+// xstats names the generic counter source sums for it (empty: its defaults, drivers/health).
+struct HealthConfig {
+  health::HealthSettings settings;
+  std::array<std::vector<std::string>, health::kSignalCount> xstats;
+  std::array<bool, health::kSignalCount> xstats_set{};  // configured (an empty list: none)
+};
+
 struct BondConfig {
   std::string name;
   std::vector<std::string> members;  // port names
@@ -154,6 +164,7 @@ struct BondConfig {
   SlowSteering slow_steering = SlowSteering::kAuto;
   LacpSettings lacp;
   SchedulerConfig scheduler;
+  HealthConfig health;
 };
 
 struct CrossConnect {

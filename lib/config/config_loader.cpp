@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <optional>
+#include <utility>
 
 #include "config/config_file.hpp"
 #include "config/config_validate.hpp"
@@ -308,11 +310,112 @@ void read_scheduler(const YamlReader& in, const YAML::Node& node, const std::str
   }
 }
 
+// A map's keys in file order, for maps keyed by names (health.signals, health.xstats).
+std::vector<std::pair<std::string, YAML::Node>> named_entries(const YamlReader& in,
+                                                              const YAML::Node& node,
+                                                              const std::string& where) {
+  if (!node.IsMap()) in.fail(node, where, "expected a map");
+  std::vector<std::pair<std::string, YAML::Node>> entries;
+  for (const auto& entry : node) {
+    std::string name = in.scalar(entry.first, where);
+    for (const auto& [seen, value] : entries) {
+      if (seen == name) in.fail(entry.first, where, "duplicate key \"" + name + "\"");
+    }
+    entries.emplace_back(std::move(name), entry.second);
+  }
+  return entries;
+}
+
+health::Signal read_signal_name(const YamlReader& in, const YAML::Node& node,
+                                const std::string& where, const std::string& name) {
+  if (const std::optional<health::Signal> signal = health::signal_from_string(name)) return *signal;
+  std::string known;
+  for (std::size_t i = 0; i < health::kSignalCount; ++i)
+    known += (i == 0 ? "" : ", ") + std::string(health::to_string(static_cast<health::Signal>(i)));
+  in.fail(node, where, "unknown signal \"" + name + "\" (known: " + known + ")");
+}
+
+// A duration key in `unit_ns` units (ms, s) as nanoseconds; `current_ns` when absent.
+std::uint64_t get_duration_ns(const YamlReader& in, const YAML::Node& node, std::string_view key,
+                              const std::string& where, std::uint64_t min_units,
+                              std::uint64_t max_units, std::uint64_t current_ns,
+                              std::uint64_t unit_ns) {
+  return in.get_uint(node, key, where, min_units, max_units, current_ns / unit_ns) * unit_ns;
+}
+
+void read_health(const YamlReader& in, const YAML::Node& node, const std::string& where,
+                 HealthConfig& out) {
+  using health::kNsPerMs;
+  using health::kNsPerSecond;
+  in.expect_map(node, where,
+                {"up_delay_ms", "down_delay_ms", "degraded_weight_permille", "window_s",
+                 "dampening", "signals", "xstats"});
+  health::HealthSettings& settings = out.settings;
+  settings.up_delay_ns =
+      get_duration_ns(in, node, "up_delay_ms", where, 0, 600'000, settings.up_delay_ns, kNsPerMs);
+  settings.down_delay_ns = get_duration_ns(in, node, "down_delay_ms", where, 0, 600'000,
+                                           settings.down_delay_ns, kNsPerMs);
+  settings.degraded_weight_permille = static_cast<std::uint32_t>(in.get_uint(
+      node, "degraded_weight_permille", where, 0, 1000, settings.degraded_weight_permille));
+  settings.window_ns =
+      get_duration_ns(in, node, "window_s", where, 1, 3600, settings.window_ns, kNsPerSecond);
+  if (const YAML::Node damp = node["dampening"]; damp.IsDefined()) {
+    const std::string at = where + ".dampening";
+    in.expect_map(damp, at,
+                  {"penalty_per_flap", "suppress_threshold", "reuse_threshold", "half_life_s",
+                   "max_suppress_s"});
+    health::DampeningSettings& d = settings.dampening;
+    d.penalty_per_flap = static_cast<std::uint32_t>(
+        in.get_uint(damp, "penalty_per_flap", at, 0, 1'000'000, d.penalty_per_flap));
+    d.suppress_threshold = static_cast<std::uint32_t>(
+        in.get_uint(damp, "suppress_threshold", at, 1, 10'000'000, d.suppress_threshold));
+    d.reuse_threshold = static_cast<std::uint32_t>(
+        in.get_uint(damp, "reuse_threshold", at, 1, 10'000'000, d.reuse_threshold));
+    d.half_life_ns =
+        get_duration_ns(in, damp, "half_life_s", at, 1, 86'400, d.half_life_ns, kNsPerSecond);
+    d.max_suppress_ns =
+        get_duration_ns(in, damp, "max_suppress_s", at, 1, 86'400, d.max_suppress_ns, kNsPerSecond);
+    if (const std::string error = health::settings_error(d); !error.empty())
+      in.fail(damp, at, error);
+  }
+  if (const YAML::Node signals = node["signals"]; signals.IsDefined()) {
+    for (const auto& [name, entry] : named_entries(in, signals, where + ".signals")) {
+      const std::string at = where + ".signals." + name;
+      const health::Signal signal = read_signal_name(in, entry, where + ".signals", name);
+      in.expect_map(entry, at,
+                    {"degrade_ppm", "recover_ppm", "min_frames", "recover_hold_s", "judged"});
+      health::SignalSettings& s = settings.signals[static_cast<std::size_t>(signal)];
+      s.degrade_ppm = in.get_uint(entry, "degrade_ppm", at, 1, health::kPpm, s.degrade_ppm);
+      s.recover_ppm = in.get_uint(entry, "recover_ppm", at, 0, health::kPpm, s.recover_ppm);
+      s.min_frames = in.get_uint(entry, "min_frames", at, 1, UINT32_MAX, s.min_frames);
+      s.recover_hold_ns = get_duration_ns(in, entry, "recover_hold_s", at, 0, 86'400,
+                                          s.recover_hold_ns, kNsPerSecond);
+      s.judged = in.get_bool(entry, "judged", at, s.judged);
+      if (const std::string error = health::settings_error(signal, s); !error.empty())
+        in.fail(entry, at, error);
+    }
+  }
+  if (const YAML::Node xstats = node["xstats"]; xstats.IsDefined()) {
+    for (const auto& [name, entry] : named_entries(in, xstats, where + ".xstats")) {
+      const std::string at = where + ".xstats." + name;
+      const auto index =
+          static_cast<std::size_t>(read_signal_name(in, entry, where + ".xstats", name));
+      in.expect_sequence(entry, at);
+      out.xstats[index].clear();
+      out.xstats_set[index] = true;
+      for (std::size_t i = 0; i < entry.size(); ++i)
+        out.xstats[index].push_back(in.scalar(entry[i], at + "[" + std::to_string(i) + "]"));
+    }
+  }
+  if (const std::string error = health::settings_error(settings); !error.empty())
+    in.fail(node, where, error);
+}
+
 BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t index) {
   std::string where = "bonds[" + std::to_string(index) + "]";
   in.expect_map(node, where,
                 {"name", "members", "mode", "hash", "buckets", "min_links", "mac", "link_poll_us",
-                 "link_down_on_stop", "slow_steering", "lacp", "scheduler"});
+                 "link_down_on_stop", "slow_steering", "lacp", "scheduler", "health"});
   BondConfig bond;
   bond.name = in.required_string(node, "name", where);
   where += " \"" + bond.name + "\"";
@@ -355,6 +458,8 @@ BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t i
   if (const YAML::Node scheduler = node["scheduler"]; scheduler.IsDefined()) {
     read_scheduler(in, scheduler, where + ".scheduler", bond.members.size(), bond.scheduler);
   }
+  if (const YAML::Node health = node["health"]; health.IsDefined())
+    read_health(in, health, where + ".health", bond.health);
   return bond;
 }
 

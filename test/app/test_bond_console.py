@@ -305,3 +305,36 @@ def test_show_lacp_detail_counts_every_reject_reason(running):
         assert f"rejected_{reason}" in columns, columns
     assert {"marker_response_suppressed", "marker_response_tx_failed", "lacpdu_tx_failed",
             "goodbye_tx", "lacpdu_rx_ignored"} <= columns
+
+
+def test_show_health(running):
+    """Every member's health with its reason and signals; net_null has no error counters but
+    ierrors/imissed, so crc and the others are unavailable; the LACP bond without a partner is
+    down for lacp_not_usable; metrics and show bond agree."""
+    uplink = ctl_json(running, "show", "health", "uplink")["uplink"]
+    members = {m["member"]: m for m in uplink["members"]}
+    assert set(members) == {"m0", "m1"}, uplink
+    assert all(m["state"] == "healthy" and m["weight_permille"] == 1000
+               for m in members.values()), members
+    signals = {(s["member"], s["signal"]): s for s in uplink["signals"]}
+    assert signals[("m0", "rx_errors")]["verdict"] == "clean", signals
+    assert signals[("m0", "crc")]["verdict"] == "unavailable", signals
+    assert signals[("m0", "crc")]["rate_ppm"] == "unavailable", signals
+    lag = ctl_json(running, "show", "health", "lag")["lag"]
+    assert {m["reason"] for m in lag["members"]} == {"lacp_not_usable"}, lag
+    assert {m["health"] for m in ctl_json(running, "show", "bond", "lag")["lag"]["members"]} == {
+        "down (lacp_not_usable)"}
+    out = ctl(running, "show", "health").stdout
+    assert re.search(r"^\s*m0\s+healthy\s+", out, re.M), out
+    text = urllib.request.urlopen(
+        f"http://127.0.0.1:{running['metrics_port']}/metrics", timeout=10).read().decode()
+    assert re.search(r'^braid_member_health_state\{bond="uplink",member="m0",state="healthy"\} 1$',
+                     text, re.M), text
+    assert re.search(r'^braid_member_health_state\{bond="lag",member="l0",state="down"\} 1$',
+                     text, re.M), text
+    assert re.search(r'^braid_member_health_weight_permille\{bond="uplink",member="m1"\} 1000$',
+                     text, re.M), text
+    assert re.search(r'^braid_member_flaps_total\{bond="uplink",member="m0"\} 0$', text, re.M)
+    assert re.search(r'^braid_member_error_rate_ppm\{bond="uplink",member="m0",signal="rx_errors"\}'
+                     r' 0(\.0*)?$', text, re.M), text
+    assert not re.search(r'braid_member_error_rate_ppm\{[^}]*signal="crc"', text), text

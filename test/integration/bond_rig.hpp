@@ -78,6 +78,7 @@ class BondRig {
   engine::Engine& engine() { return *engine_; }
   bond::Bond& bond() { return engine_->bond(0); }
   RingPort& member(std::size_t m) { return *members_[m]; }
+  RingPort& host() { return host_; }
   FlowTracker& tracker() { return tracker_; }
   std::uint64_t received(std::size_t m) const { return received_[m]; }
   std::uint64_t injected() const { return injected_; }

@@ -11,13 +11,16 @@
 #include "common/clock.hpp"
 #include "common/plural.hpp"
 #include "config/config_validate.hpp"
+#include "linkemu/link_registry.hpp"
 #include "log/log_types.hpp"
+#include "port/ethdev_xstats.hpp"
 
 namespace braid::bond {
 namespace {
 
 constexpr std::size_t kSlowRingSize = 1024;  // LACPDUs arrive at a few per second per member
 constexpr std::size_t kEventLogCapacity = 256;
+constexpr std::uint64_t kHealthSampleInterval = 1'000'000'000;  // the error-rate counters, 1 s
 
 lacp::MacAddress to_lacp_mac(const rte_ether_addr& mac) {
   lacp::MacAddress out{};
@@ -71,8 +74,10 @@ Bond::Bond(const config::BondConfig& config, std::vector<drivers::EthdevPort*> m
     if (port->kernel_ifindex() != 0 && context_.kernel_links != nullptr) {
       context_.kernel_links->watch(port->kernel_ifindex());
     }
-    members_.push_back(member);
+    member.health = std::make_unique<health::MemberHealth>(config_.health.settings);
+    members_.push_back(std::move(member));
   }
+  health_xstats_ = health::xstat_names(config_.health.xstats, config_.health.xstats_set);
   std::array<std::uint8_t, 6> configured{};
   if (!config_.mac.empty() && config::parse_mac(config_.mac, configured)) {
     std::memcpy(mac_.addr_bytes, configured.data(), configured.size());
@@ -181,7 +186,9 @@ void Bond::start(std::uint64_t now_ns) {
   }
   buckets_.assign(config_.buckets, kNoMember);
   log(now_ns, "started, MAC " + mac_text(mac_));
+  next_health_sample_ns_ = now_ns;
   poll_links(now_ns);
+  run_health(now_ns);
   rebuild(now_ns, "start");
 }
 
@@ -194,8 +201,9 @@ std::uint64_t Bond::poll(std::uint64_t now_ns) {
   const bool ring_left = drain_slow_ring(now_ns);
   send_pending_goodbyes(now_ns);
   if (lacp_) run_lacp(now_ns);
+  run_health(now_ns);
   publisher_.reclaim();
-  std::uint64_t next = next_link_poll_ns_;
+  std::uint64_t next = std::min(next_link_poll_ns_, next_health_deadline_ns());
   if (lacp_) next = std::min(next, lacp_->next_deadline_ns());
   if (lacp_ && config_.lacp.fallback) next = std::min(next, next_neighbour_check_ns_);
   for (const Member& member : members_) {
@@ -237,7 +245,11 @@ void Bond::run_lacp(std::uint64_t now_ns) {
     lacp_->tick(now_ns);
   }
   log_fallback_changes(now_ns);
-  if (lacp_->generation() != lacp_generation_) rebuild(now_ns, "LACP state changed");
+  if (lacp_->generation() != lacp_generation_) {
+    for (std::size_t m = 0; m < members_.size(); ++m)
+      update_health(m, now_ns);
+    rebuild(now_ns, "LACP state changed");
+  }
 }
 
 // Fallback needs proof that the far end is alive (config.hpp): frames arriving on the member.
@@ -301,6 +313,7 @@ void Bond::poll_links(std::uint64_t now_ns) {
     if (lacp_) {
       lacp_->on_link(m, up && member.admin_up, member.speed_mbps, full_duplex, now_ns);
     }
+    update_health(m, now_ns);
   }
   if (changed) rebuild(now_ns, "link change");
 }
@@ -308,6 +321,7 @@ void Bond::poll_links(std::uint64_t now_ns) {
 bool Bond::usable(std::size_t m) const {
   const Member& member = members_[m];
   if (!member.link_up || !member.admin_up || member.weight == 0) return false;
+  if (health_permille(m) == 0) return false;  // down or suppressed, or degraded to weight 0
   if (lacp_) return lacp_->distributing(m);
   return true;
 }
@@ -331,7 +345,9 @@ void Bond::rebuild(std::uint64_t now_ns, const std::string& cause) {
     if (active_backup_member_) weights[*active_backup_member_] = 1;
   } else if (usable_count >= config_.min_links) {
     for (std::size_t m = 0; m < members_.size(); ++m) {
-      if (usable(m)) weights[m] = members_[m].weight;
+      // The scheduler's weight scaled by the member's health: a degraded member's quota shrinks,
+      // the others' grow, so rebalance moves only buckets off it (bucket_assignment.hpp).
+      if (usable(m)) weights[m] = members_[m].weight * health_permille(m);
     }
   }
   for (std::size_t m = 0; m < members_.size(); ++m) {
@@ -498,6 +514,101 @@ BucketActivityArray* Bond::activity_for_worker(std::size_t worker) {
   return activity_[worker].get();
 }
 
+std::uint32_t Bond::health_permille(std::size_t m) const {
+  return members_[m].health->weight_permille();
+}
+
+health::CounterSnapshot Bond::read_health_counters(std::size_t m) const {
+  const std::uint16_t port_id = members_[m].port->id();
+  health::EthdevCounters counters;
+  rte_eth_stats stats{};
+  counters.stats_ok = rte_eth_stats_get(port_id, &stats) == 0;
+  counters.ipackets = stats.ipackets;
+  counters.ierrors = stats.ierrors;
+  counters.imissed = stats.imissed;
+  counters.rx_nombuf = stats.rx_nombuf;
+  counters.xstats = drivers::read_ethdev_xstats(port_id);
+  // An emulated link's injected FCS errors (drivers/linkemu/rx_errors.hpp), as a NIC's xstat.
+  if (const std::optional<std::uint64_t> injected = linkemu::injected_crc_errors(port_id))
+    counters.xstats.emplace_back("rx_crc_errors", *injected);
+  return health::ethdev_snapshot(counters, health_xstats_);
+}
+
+bool Bond::update_health(std::size_t m, std::uint64_t now_ns,
+                         std::optional<health::CounterSnapshot> counters) {
+  Member& member = members_[m];
+  const std::uint32_t before = member.health->weight_permille();
+  health::HealthInputs inputs;
+  inputs.carrier = member.link_up;
+  inputs.lacp_usable = !lacp_ || lacp_->distributing(m);
+  inputs.bfd = member.bfd;
+  inputs.counters = std::move(counters);
+  // Signals whose counters the member's source lacks (or regained): one line per update, in the
+  // log only; state changes, flaps and verdicts go to the bond's events too (show bond).
+  std::string unavailable;
+  std::string available;
+  for (const health::HealthEvent& event : member.health->update(inputs, now_ns)) {
+    const char* signal = health::to_string(event.evidence.signal);
+    if (event.kind == health::EventKind::kSignalUnavailable) {
+      unavailable += std::string(unavailable.empty() ? "" : ", ") + signal;
+    } else if (event.kind == health::EventKind::kSignalAvailable) {
+      available += std::string(available.empty() ? "" : ", ") + signal;
+    } else {
+      log(now_ns, "member " + member.port->name() + " health: " + health::to_string(event));
+    }
+  }
+  if (!unavailable.empty()) {
+    BRAID_LOG_TO(kBond, INFO, "bond %s: member %s health: no counters for %s (unavailable)\n",
+                 config_.name.c_str(), member.port->name().c_str(), unavailable.c_str());
+  }
+  if (!available.empty()) {
+    BRAID_LOG_TO(kBond, INFO, "bond %s: member %s health: counters again for %s\n",
+                 config_.name.c_str(), member.port->name().c_str(), available.c_str());
+  }
+  return member.health->weight_permille() != before;
+}
+
+void Bond::update_all_health(std::uint64_t now_ns, bool sample, const std::string& cause) {
+  bool changed = false;
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    changed |=
+        sample ? update_health(m, now_ns, read_health_counters(m)) : update_health(m, now_ns);
+  }
+  if (changed) rebuild(now_ns, cause);
+}
+
+void Bond::run_health(std::uint64_t now_ns) {
+  if (now_ns >= next_health_sample_ns_) {
+    next_health_sample_ns_ = now_ns + kHealthSampleInterval;
+    update_all_health(now_ns, true, "health");
+    return;
+  }
+  const bool due = std::any_of(members_.begin(), members_.end(), [now_ns](const Member& member) {
+    const std::optional<std::uint64_t> deadline = member.health->next_deadline_ns();
+    return deadline && *deadline <= now_ns;
+  });
+  if (due) update_all_health(now_ns, false, "health");
+}
+
+std::uint64_t Bond::next_health_deadline_ns() const {
+  std::uint64_t next = next_health_sample_ns_;
+  for (const Member& member : members_) {
+    if (const std::optional<std::uint64_t> deadline = member.health->next_deadline_ns())
+      next = std::min(next, *deadline);
+  }
+  return next;
+}
+
+void Bond::set_bfd_status(std::size_t m, health::BfdStatus status, std::uint64_t now_ns) {
+  if (members_.at(m).bfd == status) return;
+  members_[m].bfd = status;
+  if (update_health(m, now_ns)) rebuild(now_ns, "BFD");
+}
+
+health::HealthView Bond::health_view(std::size_t m, std::uint64_t now_ns) const {
+  return members_.at(m).health->view(now_ns);
+}
+
 std::vector<MemberStatus> Bond::members() const {
   std::vector<MemberStatus> status;
   const BondTable* table = publisher_.current();
@@ -512,6 +623,10 @@ std::vector<MemberStatus> Bond::members() const {
                       member.admin_up, table != nullptr && table->collecting[m],
                       table != nullptr && table->distributing[m], member.weight, counts[m],
                       member.slow_queue, link_source, member.slow_policed});
+    status.back().health = member.health->state();
+    status.back().health_reason =
+        health::reason_string(member.health->reason(), member.health->evidence().signal);
+    status.back().health_weight_permille = member.health->weight_permille();
   }
   return status;
 }

@@ -26,6 +26,8 @@
 #include "common/waker.hpp"
 #include "config/config.hpp"
 #include "flow/flow_hash.hpp"
+#include "health/ethdev_counters.hpp"
+#include "health/member_health.hpp"
 #include "lacp/lacp_system.hpp"
 #include "port/ethdev_port.hpp"
 #include "port/kernel_links.hpp"
@@ -54,6 +56,10 @@ struct MemberStatus {
   const char* link_source = "poll";
   std::uint64_t slow_policed = 0;      // Slow Protocols frames over its rate limit, dropped
   std::uint64_t slow_unsupported = 0;  // ... of a subtype braid does not run, dropped
+  // Its health (lib/health): the state, why, and the weight it leaves the member (permille).
+  health::State health = health::State::kDown;
+  std::string health_reason{};
+  std::uint32_t health_weight_permille = 0;
 };
 
 struct BondCounters {
@@ -125,7 +131,11 @@ class Bond {
   std::size_t leave_service(std::uint64_t now_ns, std::uint64_t patience_ns);
   // LACP rate at run time (console `set bond <b> lacp rate fast|slow`); false if not mode lacp.
   bool set_lacp_rate(bool fast, std::uint64_t now_ns);
-  // Member weights (the scheduler's output); applied to usable members at once.
+  // A member's BFD session as the BFD core reports it (lib/bfd): every bond passes
+  // kNotConfigured until BFD runs on it. A kDown takes the member down (after down_delay).
+  void set_bfd_status(std::size_t member, health::BfdStatus status, std::uint64_t now_ns);
+  // Member weights (the scheduler's output); applied to usable members at once. A member's
+  // health scales its weight (degraded: degraded_weight_permille / 1000; down: 0) on top.
   void set_weights(const std::vector<std::uint32_t>& weights, std::uint64_t now_ns);
 
   // Scheduler hooks (lib/sched/dpdk/bond_scheduler). Weights for the next rebuild's quotas,
@@ -158,6 +168,9 @@ class Bond {
   // LACP distributing. The bond distributes only while min_links members are usable.
   bool usable(std::size_t member) const;
   std::vector<MemberStatus> members() const;
+  // Member m's health model as of now_ns (show health, metrics).
+  health::HealthView health_view(std::size_t member, std::uint64_t now_ns) const;
+  const health::HealthSettings& health_settings() const { return config_.health.settings; }
   const BondCounters& counters() const { return counters_; }
   const std::deque<BondEvent>& events() const { return events_; }
   const lacp::LacpSystem* lacp() const { return lacp_.get(); }
@@ -182,6 +195,8 @@ class Bond {
     std::optional<lacp::SlowFrame> goodbye;  // refused by the port: sent again at the next poll
     std::uint64_t rx_packets_seen = 0;       // the port's ipackets at the last neighbour check
     lacp::FallbackState fallback = lacp::FallbackState::kOff;  // as last logged
+    health::BfdStatus bfd = health::BfdStatus::kNotConfigured;
+    std::unique_ptr<health::MemberHealth> health;
   };
 
   void poll_links(std::uint64_t now_ns);
@@ -199,6 +214,17 @@ class Bond {
   void log_fallback_changes(std::uint64_t now_ns);
   void note_lateness(DeadlineKind kind, std::uint64_t deadline_ns, std::uint64_t now_ns);
   void rebuild(std::uint64_t now_ns, const std::string& cause);
+  // Member m's health with what the bond knows now (and a counter sample on a sampling tick);
+  // true when the weight it leaves the member changed (the caller rebuilds).
+  bool update_health(std::size_t member, std::uint64_t now_ns,
+                     std::optional<health::CounterSnapshot> counters = std::nullopt);
+  // Every member's health; rebuilds when a weight changed.
+  void update_all_health(std::uint64_t now_ns, bool sample, const std::string& cause);
+  // The sampling tick and the members' deadlines (delays and suppressions ending).
+  void run_health(std::uint64_t now_ns);
+  std::uint64_t next_health_deadline_ns() const;
+  health::CounterSnapshot read_health_counters(std::size_t member) const;
+  std::uint32_t health_permille(std::size_t member) const;
   void log(std::uint64_t now_ns, std::string text);
   static int on_link_interrupt(std::uint16_t port_id, rte_eth_event_type event, void* bond,
                                void* unused);
@@ -217,6 +243,8 @@ class Bond {
   std::vector<MemberIndex> buckets_;
   std::uint64_t next_link_poll_ns_ = 0;
   std::uint64_t next_neighbour_check_ns_ = 0;
+  std::uint64_t next_health_sample_ns_ = 0;
+  health::XstatNames health_xstats_;
   std::uint64_t last_late_warning_ns_ = 0;
   std::uint64_t late_warnings_suppressed_ = 0;
   std::atomic<bool> link_event_{false};

@@ -9,6 +9,7 @@
 #include "bond/dpdk/bond.hpp"
 #include "bond/dpdk/bond_metrics.hpp"
 #include "bond/dpdk/bond_readiness.hpp"
+#include "bond/dpdk/health_commands.hpp"
 #include "common/clock.hpp"
 #include "control/control_plane.hpp"
 #include "lacp/snapshot.hpp"
@@ -31,6 +32,13 @@ std::string slow_path_text(const MemberStatus& member) {
   return member.slow_rx_queue ? "rxq " + std::to_string(*member.slow_rx_queue) : "ring";
 }
 
+// "healthy", "degraded (error_rate:crc)", "suppressed (flap_suppressed)" (show health: why).
+std::string health_text(const MemberStatus& member) {
+  const std::string state = health::to_string(member.health);
+  return member.health == health::State::kHealthy ? state
+                                                  : state + " (" + member.health_reason + ")";
+}
+
 std::string mac_text(const rte_ether_addr& mac) {
   char text[RTE_ETHER_ADDR_FMT_SIZE];
   rte_ether_format_addr(text, sizeof text, &mac);
@@ -47,14 +55,6 @@ std::string age_text(std::uint64_t then_ns, std::uint64_t now_ns) {
   return text;
 }
 
-std::vector<Bond*> chosen(const std::vector<Bond*>& bonds, const Args& args) {
-  std::vector<Bond*> result;
-  for (Bond* bond : bonds) {
-    if (!args.has("bond") || bond->name() == args.get("bond")) result.push_back(bond);
-  }
-  return result;
-}
-
 void show_bond(const Bond& bond, Output& out) {
   const std::uint64_t now = monotonic_ns();
   Output& section = out.section(bond.name());
@@ -66,14 +66,14 @@ void show_bond(const Bond& bond, Output& out) {
   section.value("min_links", config.min_links);
   control::Table& members = section.table(
       "members", {"member", "link", "link_source", "speed_mbps", "admin", "collecting",
-                  "distributing", "weight", "buckets", "tx_packets", "slow_path"});
+                  "distributing", "weight", "health", "buckets", "tx_packets", "slow_path"});
   for (const MemberStatus& member : bond.members()) {
     rte_eth_stats stats{};
     rte_eth_stats_get(member.port_id, &stats);
     members.row({member.name, member.link_up ? "up" : "down", std::string(member.link_source),
                  member.speed_mbps, member.admin_up ? "up" : "down", member.collecting,
-                 member.distributing, member.weight, member.buckets, std::uint64_t{stats.opackets},
-                 slow_path_text(member)});
+                 member.distributing, member.weight, health_text(member), member.buckets,
+                 std::uint64_t{stats.opackets}, slow_path_text(member)});
   }
   section.value("status", readiness_of(bond).status());
   const BondCounters& counters = bond.counters();
@@ -243,6 +243,14 @@ std::pair<Bond*, std::size_t> find_member(const std::vector<Bond*>& bonds,
 
 }  // namespace
 
+std::vector<Bond*> chosen_bonds(const std::vector<Bond*>& bonds, const Args& args) {
+  std::vector<Bond*> result;
+  for (Bond* bond : bonds) {
+    if (!args.has("bond") || bond->name() == args.get("bond")) result.push_back(bond);
+  }
+  return result;
+}
+
 void register_bond_commands(control::ControlPlane& control, std::vector<Bond*> bonds) {
   register_readiness_endpoint(control, bonds);
   if (bonds.empty()) return;
@@ -265,18 +273,18 @@ void register_bond_commands(control::ControlPlane& control, std::vector<Bond*> b
   commands.add("show bond [<bond>]",
                "mode, MAC, members (link, admin, collecting, distributing, buckets), events",
                [bonds](const Args& args, Output& out) {
-                 for (Bond* bond : chosen(bonds, args))
+                 for (Bond* bond : chosen_bonds(bonds, args))
                    show_bond(*bond, out);
                });
   commands.add("show lacp [detail] [<bond>]",
                "actor and partner per member, state bits, machine states, PDU counters",
                [bonds](const Args& args, Output& out) {
-                 for (Bond* bond : chosen(bonds, args))
+                 for (Bond* bond : chosen_bonds(bonds, args))
                    show_lacp(*bond, args.used("detail"), out);
                });
   commands.add("show distribution [<bond>]", "buckets per member, moves, the bucket map",
                [bonds](const Args& args, Output& out) {
-                 for (Bond* bond : chosen(bonds, args))
+                 for (Bond* bond : chosen_bonds(bonds, args))
                    show_distribution(*bond, out);
                });
   commands.add("set member <member> up|down",
@@ -294,7 +302,7 @@ void register_bond_commands(control::ControlPlane& control, std::vector<Bond*> b
   commands.add("set bond <bond> lacp rate fast|slow",
                "ask the partner for LACPDUs every second (fast) or 30 seconds (slow)",
                [bonds](const Args& args, Output& out) {
-                 for (Bond* bond : chosen(bonds, args)) {
+                 for (Bond* bond : chosen_bonds(bonds, args)) {
                    const bool fast = args.used("fast");
                    if (!bond->set_lacp_rate(fast, monotonic_ns())) {
                      out.error("bond " + bond->name() + " is not in mode lacp");
@@ -308,6 +316,7 @@ void register_bond_commands(control::ControlPlane& control, std::vector<Bond*> b
   control.telemetry().add_command("/braid/lacp", "LACP actor/partner per member",
                                   control.commands(), "show lacp");
   register_bond_metrics(control.metrics(), bonds);
+  register_health_commands(control, bonds);
 }
 
 }  // namespace braid::bond

@@ -377,6 +377,21 @@ TEST(Config, BadControlAndMetricsValuesNameTheKey) {
 namespace braid::config {
 namespace {
 
+// A bond of two members, its last line `    <key>: ` waiting for the value under test.
+std::string two_member_bond(const std::string& key) {
+  return R"(
+ports:
+  - {name: host, device: net_ring0}
+  - {name: m0, device: net_ring1}
+  - {name: m1, device: net_ring2}
+cross_connect: [[host, uplink]]
+bonds:
+  - name: uplink
+    members: [m0, m1]
+    )" + key +
+         ": ";
+}
+
 TEST(Config, BondSchedulerDefaultsAndSettings) {
   const std::string ports = R"(
 ports:
@@ -426,16 +441,7 @@ cross_connect: [[host, uplink]]
 }
 
 TEST(Config, BondSchedulerErrorsNameTheKey) {
-  const std::string head = R"(
-ports:
-  - {name: host, device: net_ring0}
-  - {name: m0, device: net_ring1}
-  - {name: m1, device: net_ring2}
-cross_connect: [[host, uplink]]
-bonds:
-  - name: uplink
-    members: [m0, m1]
-    scheduler: )";
+  const std::string head = two_member_bond("scheduler");
   EXPECT_NE(error_of(head + "{policy: random}").find("unknown policy \"random\""),
             std::string::npos);
   EXPECT_NE(error_of(head + "{weights: [1, 2, 3]}").find("one weight per member (2), got 3"),
@@ -482,6 +488,76 @@ TEST(Config, ThousandsOfPortsValidateInLinearTime) {
   const auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(config.bonds[0].members.size(), kPorts - 1u);
   EXPECT_LT(took, std::chrono::seconds(7));
+}
+
+TEST(Config, BondHealthDefaultsAndSettings) {
+  const Config defaults = parse_config(two_member_bond("mode") + "static\n", "health.yaml");
+  const health::HealthSettings& plain = defaults.bonds[0].health.settings;
+  EXPECT_EQ(plain.up_delay_ns, 0u);
+  EXPECT_EQ(plain.degraded_weight_permille, 100u);
+  EXPECT_EQ(plain.window_ns, 10 * health::kNsPerSecond);
+  EXPECT_EQ(plain.dampening.penalty_per_flap, 1000u);
+  EXPECT_EQ(plain.dampening.half_life_ns, 30 * health::kNsPerSecond);
+  EXPECT_FALSE(defaults.bonds[0].health.xstats_set[0]);
+  const Config config = parse_config(two_member_bond("health") + R"(
+      up_delay_ms: 200
+      down_delay_ms: 50
+      degraded_weight_permille: 0
+      window_s: 5
+      dampening: {penalty_per_flap: 500, suppress_threshold: 1500, reuse_threshold: 400, half_life_s: 10, max_suppress_s: 60}
+      signals: {crc: {degrade_ppm: 50, recover_ppm: 5, min_frames: 20000, recover_hold_s: 60}, fec_corrected: {judged: true}}
+      xstats: {crc: [rx_fcs_errors], symbol: []}
+)",
+                                     "health.yaml");
+  const HealthConfig& h = config.bonds[0].health;
+  EXPECT_EQ(h.settings.up_delay_ns, 200 * health::kNsPerMs);
+  EXPECT_EQ(h.settings.down_delay_ns, 50 * health::kNsPerMs);
+  EXPECT_EQ(h.settings.degraded_weight_permille, 0u);
+  EXPECT_EQ(h.settings.window_ns, 5 * health::kNsPerSecond);
+  EXPECT_EQ(h.settings.dampening.penalty_per_flap, 500u);
+  EXPECT_EQ(h.settings.dampening.suppress_threshold, 1500u);
+  EXPECT_EQ(h.settings.dampening.reuse_threshold, 400u);
+  EXPECT_EQ(h.settings.dampening.half_life_ns, 10 * health::kNsPerSecond);
+  EXPECT_EQ(h.settings.dampening.max_suppress_ns, 60 * health::kNsPerSecond);
+  const auto crc = static_cast<std::size_t>(health::Signal::kCrc);
+  EXPECT_EQ(h.settings.signals[crc].degrade_ppm, 50u);
+  EXPECT_EQ(h.settings.signals[crc].recover_ppm, 5u);
+  EXPECT_EQ(h.settings.signals[crc].min_frames, 20000u);
+  EXPECT_EQ(h.settings.signals[crc].recover_hold_ns, 60 * health::kNsPerSecond);
+  EXPECT_TRUE(h.settings.signals[static_cast<std::size_t>(health::Signal::kFecCorrected)].judged);
+  EXPECT_EQ(h.xstats[crc], (std::vector<std::string>{"rx_fcs_errors"}));
+  EXPECT_TRUE(h.xstats_set[static_cast<std::size_t>(health::Signal::kSymbol)]);
+  EXPECT_TRUE(h.xstats[static_cast<std::size_t>(health::Signal::kSymbol)].empty());
+}
+
+TEST(Config, BondHealthErrorsNameTheKey) {
+  const std::string head = two_member_bond("health");
+  EXPECT_NE(error_of(head + "{degraded_weight_permille: 1001}")
+                .find("health.degraded_weight_permille: must be 0..1000"),
+            std::string::npos)
+      << error_of(head + "{degraded_weight_permille: 1001}");
+  EXPECT_NE(error_of(head + "{up_delay: 5}").find("unknown key \"up_delay\""), std::string::npos);
+  EXPECT_NE(error_of(head + "{dampening: {reuse_threshold: 3000}}")
+                .find("reuse_threshold (3000) must be above 0 and below suppress_threshold"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "{dampening: {half_life_s: 30, max_suppress_s: 1}}")
+                .find("max_suppress is too short"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "{signals: {fcs: {degrade_ppm: 5}}}").find("unknown signal \"fcs\""),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "{signals: {crc: {degrade_ppm: 50, recover_ppm: 50}}}")
+                .find("health.signals.crc: signal crc: recover_ppm (50) must be below degrade_ppm"),
+            std::string::npos)
+      << error_of(head + "{signals: {crc: {degrade_ppm: 50, recover_ppm: 50}}}");
+  EXPECT_NE(error_of(head + "{signals: {crc: {hold: 5}}}").find("unknown key \"hold\""),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "{xstats: {crc: rx_crc_errors}}").find("health.xstats.crc"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "{xstats: {crc: [a], crc: [b]}}").find("duplicate key \"crc\""),
+            std::string::npos);
+  // The line of the offending value.
+  EXPECT_NE(error_of(head + "\n      window_s: 0").find("test.yaml:11"), std::string::npos)
+      << error_of(head + "\n      window_s: 0");
 }
 
 }  // namespace
