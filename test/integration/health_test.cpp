@@ -121,13 +121,22 @@ void run_with_rx(BondRig& rig, FlowSet& far_end, std::size_t rx_member, std::uin
 
 TEST(MemberHealth, CrcErrorsCutAMemberToTheDegradedWeightUntilTheRateStaysLowForTheHold) {
   // 2 s window, degrade above 10000 ppm, recover below 1000 held for 3 s, degraded weight 250.
-  // The injector outlives the rig: its RX callbacks go only once the workers stopped.
-  std::unique_ptr<linkemu::RxErrorInjector> injector;
   BondRig rig(3,
               ", mode: static, health: {window_s: 2, degraded_weight_permille: 250, signals: "
               "{crc: {degrade_ppm: 10000, recover_ppm: 1000, min_frames: 2000, recover_hold_s: "
               "3}}}");
-  injector = std::make_unique<linkemu::RxErrorInjector>(rig.member(0).port_id());
+  // The injector's RX callbacks go after the workers stopped (one may be inside them) and before
+  // the rig closes the port: a callback left on a closed port stays in DPDK's per-port table
+  // and is called on the next port that gets its id (the next test's).
+  auto injector = std::make_unique<linkemu::RxErrorInjector>(rig.member(0).port_id());
+  struct RemoveFirst {
+    BondRig& rig;
+    std::unique_ptr<linkemu::RxErrorInjector>& injector;
+    ~RemoveFirst() {
+      rig.engine().stop();
+      injector.reset();
+    }
+  } remove_first{rig, injector};
   linkemu::RxErrorInjector& errors = *injector;
   rig.engine().start();
   FlowSet far_end(256);
