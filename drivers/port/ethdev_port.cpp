@@ -136,9 +136,10 @@ void EthdevPort::configure(const Queues& queues, rte_mempool* pool) {
   if (config_.rx_queues > 1 || with_slow_queue) {
     rss_functions_ = rss_hash_functions(info.flow_type_rss_offloads);
     // virtio_user on vhost-net has no RSS, but needs none: the kernel's multi-queue tap
-    // spreads flows over its queues itself (tun_select_queue hashes each flow to one).
-    const bool kernel_spreads_flows = driver_ == "net_virtio_user";
-    if (config_.rx_queues > 1 && rss_functions_ == 0 && !kernel_spreads_flows) {
+    // spreads flows over its queues itself (tun_select_queue hashes each flow to one). Nor does
+    // net_ring: each RX queue is a ring of its own, and whoever enqueues picks the ring.
+    const bool sender_spreads_flows = driver_ == "net_virtio_user" || driver_ == "net_ring";
+    if (config_.rx_queues > 1 && rss_functions_ == 0 && !sender_spreads_flows) {
       fail("rx_queues " + std::to_string(config_.rx_queues) + " needs RSS, which driver " +
                driver_ + " does not offer for the configured hash fields; use rx_queues: 1",
            ENOTSUP);
