@@ -328,17 +328,39 @@ TEST_P(MultiWorker, HeldMovesKeepEveryFlowInOrderAcrossWorkers) {
     shared_buckets += bucket.size() >= 2 ? 1 : 0;
   EXPECT_GE(shared_buckets, kBuckets - 2) << "buckets mostly carried by one worker";
 
+  // The last worker stalls 50 ms every 100 ms: moves then wait on its acknowledgement while the
+  // others have long acknowledged (a move completed on theirs alone lets the stalled worker,
+  // back, send a held bucket's packets on the new member while its older ones still queue
+  // behind the paused member).
+  Stall stall;
+  stall.worker = workers - 1;
+  stall.release.store(true);
+  std::vector<const rte_eth_rxtx_callback*> callbacks;
+  for (std::size_t m = 0; m < 4; ++m) {
+    callbacks.push_back(rte_eth_add_tx_callback(rig.member(m).port_id(),
+                                                static_cast<std::uint16_t>(stall.worker),
+                                                Stall::callback, &stall));
+    ASSERT_NE(callbacks.back(), nullptr);
+  }
   rig.link(3).pause_periodically(1 * kMs, 750'000);
   rig.engine().start();
-  rig.run_at_rate(52'000, 1500 * kMs);  // 80% of the 65 kpps the links can carry
+  for (int period = 0; period < 15; ++period) {
+    stall.armed.store(true);
+    rig.run_at_rate(52'000, 100 * kMs);  // 80% of the 65 kpps the links can carry
+  }
   rig.settle();
+  EXPECT_EQ(rig.engine().totals().buffered, 0u) << "packets still held once traffic stopped";
   rig.engine().stop();
+  for (std::size_t m = 0; m < 4; ++m)
+    rte_eth_remove_tx_callback(rig.member(m).port_id(), static_cast<std::uint16_t>(stall.worker),
+                               callbacks[m]);
   expect_every_worker_forwarded(rig);
   const sched::Snapshot snap = rig.engine().bond_scheduler(0).snapshot();
   EXPECT_GT(snap.held_moves, 0u) << "no busy bucket was held: the scenario did not happen";
   EXPECT_EQ(rig.tracker().reordered(), 0u);
   EXPECT_EQ(rig.tracker().foreign(), 0u);
   const engine::CounterTotals totals = rig.engine().totals();
+  EXPECT_EQ(totals.drops[static_cast<std::size_t>(engine::DropReason::kFlowletHold)], 0u);
   EXPECT_EQ(rig.links_in_flight(), 0u);
   EXPECT_EQ(rig.injected(), received_total(rig) + totals.dropped() + rig.link_drops());
   expect_balanced(rig.engine());
