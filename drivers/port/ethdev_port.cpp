@@ -136,9 +136,11 @@ void EthdevPort::configure(const Queues& queues, rte_mempool* pool) {
   if (config_.rx_queues > 1 || with_slow_queue) {
     rss_functions_ = rss_hash_functions(info.flow_type_rss_offloads);
     // Drivers without RSS that need none: virtio_user on vhost-net, whose kernel multi-queue
-    // tap spreads flows over its queues itself (tun_select_queue hashes each flow to one), and
-    // net_pcap, whose every RX queue replays a file of its own (rx_pcap= given once a queue).
-    const bool queues_fed_apart = driver_ == "net_virtio_user" || driver_ == "net_pcap";
+    // tap spreads flows over its queues itself (tun_select_queue hashes each flow to one);
+    // net_ring, each RX queue a ring of its own whose sender picks it; and net_pcap, whose every
+    // RX queue replays a file of its own (rx_pcap= given once a queue).
+    const bool queues_fed_apart =
+        driver_ == "net_virtio_user" || driver_ == "net_ring" || driver_ == "net_pcap";
     if (config_.rx_queues > 1 && rss_functions_ == 0 && !queues_fed_apart) {
       fail("rx_queues " + std::to_string(config_.rx_queues) + " needs RSS, which driver " +
                driver_ + " does not offer for the configured hash fields; use rx_queues: 1",

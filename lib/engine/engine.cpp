@@ -34,6 +34,9 @@ constexpr std::uint32_t kControlPoolSpare = 256;
 // them on the wire before the ports stop.
 constexpr std::uint64_t kGoodbyePatienceNs = 20'000'000;
 constexpr unsigned kGoodbyeSettleUs = 2000;
+// How long pause() and resume() wait for every worker to acknowledge (a worker descheduled on
+// an overloaded machine may take a scheduler tick or more).
+constexpr std::uint64_t kWorkerAckPatienceNs = 1'000'000'000;
 
 std::atomic<unsigned> engine_instances{0};  // mempool names must be unique in the process
 
@@ -503,11 +506,7 @@ void Engine::pause() {
   if (!running() || !forwarding_.load()) return;
   forwarding_.store(false, std::memory_order_release);
   // A worker acknowledges at the top of its next loop, after it drained what it was sending.
-  const std::uint64_t deadline = monotonic_ns() + 1'000'000'000;
-  for (const auto& worker : workers_) {
-    while (worker->forwarding_seen.load(std::memory_order_acquire) && monotonic_ns() < deadline)
-      rte_pause();
-  }
+  wait_for_workers(false);
 }
 
 void Engine::resume() {
@@ -515,7 +514,19 @@ void Engine::resume() {
     start();
     return;
   }
+  if (forwarding_.load()) return;
   forwarding_.store(true, std::memory_order_release);
+  // Without this, a worker's first burst after `start` could still be dropped as `stopped`.
+  wait_for_workers(true);
+}
+
+void Engine::wait_for_workers(bool forwarding) const {
+  const std::uint64_t deadline = monotonic_ns() + kWorkerAckPatienceNs;
+  for (const auto& worker : workers_) {
+    while (worker->forwarding_seen.load(std::memory_order_acquire) != forwarding &&
+           monotonic_ns() < deadline)
+      rte_pause();
+  }
 }
 
 void Engine::stop() {

@@ -48,7 +48,7 @@ class Engine {
   void stop();
   // The console's stop/start: workers keep polling, so LACP keeps every frame it needs on every
   // slow path, but forward nothing (data is dropped and counted as `stopped`); pause() returns
-  // once every worker has stopped forwarding.
+  // once every worker has stopped forwarding, resume() once every worker forwards again.
   void pause();
   void resume();
   bool running() const { return running_.load(std::memory_order_relaxed); }
@@ -96,6 +96,8 @@ class Engine {
   void release();
   void start_ports();
   void check_worker_lcores() const;
+  // Until every worker's forwarding_seen is `forwarding` (at most kWorkerAckPatienceNs).
+  void wait_for_workers(bool forwarding) const;
   void resolve_topology();
   void create_mempools();
   void configure_ports();

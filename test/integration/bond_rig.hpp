@@ -6,10 +6,18 @@
 // latency, loss, PFC-like pauses) whose far end is a ring this rig reads: braid then sees the
 // links' queue depths and congestion counters as it would a NIC's, and reordering is judged by
 // arrival time at the far end, which is what a partner sees.
+//
+// With `workers` above 1, workers on lcores 1..workers (EAL must have them: the multi-worker
+// tests map them onto shared CPUs with --lcores) and that many RX queues on the host port; the
+// rig plays RSS, putting flow f on host queue f % workers, so every worker carries a share of
+// the flows and each flow stays on one worker.
 #pragma once
 
 #include <rte_ethdev.h>
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -30,25 +38,31 @@ namespace braid::test {
 class BondRig {
  public:
   BondRig(std::size_t members, const std::string& bond_settings, std::uint32_t flows = 4096,
-          std::optional<linkemu::LinkSettings> links = std::nullopt)
-      : host_(unique_name("host"), 2, kHostRing),
+          std::optional<linkemu::LinkSettings> links = std::nullopt, unsigned workers = 1)
+      : host_(unique_name("host"), std::max(2u, workers), kHostRing, workers),
         flows_(flows),
         tracker_(flows),
         received_(members, 0) {
     for (std::size_t m = 0; m < members; ++m) {
-      // Twice the host's ring: all the host ring holds may leave on one member (active-backup)
-      // while this thread, the members' only reader, is descheduled; the member's ring must
-      // take it all, or the worker counts tx_full drops the test did not cause.
-      members_.push_back(std::make_unique<RingPort>(unique_name("member"), 2, 2 * kHostRing));
+      // Twice the host's rings: all they hold may leave on one member (active-backup) while
+      // this thread, the members' only reader, is descheduled; the member's ring must take it
+      // all, or the workers count tx_full drops the test did not cause. A TX queue per worker,
+      // and the control thread's.
+      members_.push_back(std::make_unique<RingPort>(unique_name("member"), workers + 1,
+                                                    2 * kHostRing * std::bit_ceil(workers)));
     }
-    std::string yaml = "ports:\n  - {name: host, device: \"" + host_.name() + "\"}\n";
+    std::string yaml = "ports:\n  - {name: host, device: \"" + host_.name() + "\"" +
+                       (workers > 1 ? ", rx_queues: " + std::to_string(workers) : "") + "}\n";
     std::string names;
     for (std::size_t m = 0; m < members; ++m) {
       yaml += "  - {name: m" + std::to_string(m) + ", device: \"" + members_[m]->name() + "\"}\n";
       names += (m ? ", m" : "m") + std::to_string(m);
     }
     yaml += "bonds:\n  - {name: up, members: [" + names + "]" + bond_settings + "}\n";
-    yaml += "cross_connect: [[host, up]]\nworkers: {lcores: [1]}\n";
+    std::string lcores;
+    for (unsigned w = 1; w <= workers; ++w)
+      lcores += (w > 1 ? ", " : "") + std::to_string(w);
+    yaml += "cross_connect: [[host, up]]\nworkers: {lcores: [" + lcores + "]}\n";
     engine_ = std::make_unique<engine::Engine>(config::parse_config(yaml, "bond-rig"));
     if (links) {
       for (std::size_t m = 0; m < members; ++m) {
@@ -90,17 +104,25 @@ class BondRig {
     // if it was descheduled, packets sent under an old table must be read before packets of a
     // flow its scheduler moved meanwhile (otherwise the harness itself would reorder them).
     drain_members();
-    rte_mbuf* burst[64];
-    std::uint32_t made = 0;
-    for (; made < count && made < 64; ++made) {
+    // By host RX queue (flow % queues), in flow order within each.
+    const std::size_t queues = host_.rx_queues();
+    std::vector<std::array<rte_mbuf*, 64>> burst(queues);
+    std::vector<unsigned> made(queues, 0);
+    for (std::uint32_t i = 0; i < count && i < 64; ++i) {
       const std::uint32_t flow = order_.empty() ? next_flow_ : order_[next_flow_];
-      burst[made] = flows_.make(test_mempool(), flow);
-      if (burst[made] == nullptr) break;
+      rte_mbuf* packet = flows_.make(test_mempool(), flow);
+      if (packet == nullptr) break;
+      burst[flow % queues][made[flow % queues]++] = packet;
       next_flow_ = (next_flow_ + 1) % (order_.empty() ? flows_.size() : order_.size());
     }
-    const unsigned queued =
-        rte_ring_enqueue_burst(host_.to_port(), reinterpret_cast<void**>(burst), made, nullptr);
-    rte_pktmbuf_free_bulk(burst + queued, made - queued);
+    unsigned queued = 0;
+    for (std::size_t q = 0; q < queues; ++q) {
+      const unsigned taken = rte_ring_enqueue_burst(
+          host_.to_port(q), reinterpret_cast<void**>(burst[q].data()), made[q], nullptr);
+      // What a ring refuses is freed and not counted as injected.
+      rte_pktmbuf_free_bulk(burst[q].data() + taken, made[q] - taken);
+      queued += taken;
+    }
     injected_ += queued;
     drain_members();
     engine_->poll_control(monotonic_ns());

@@ -15,9 +15,10 @@ namespace braid::test {
 
 void EalEnvironment::SetUp() {
   const std::string prefix = "--file-prefix=braid-it-" + std::to_string(getpid());
-  std::vector<std::string> args = {
-      "integration_test",           "--no-huge", "-m", "512", "--no-pci", "-l", "0,1", prefix,
-      "--log-level=lib.eal:warning"};
+  std::vector<std::string> args = {"integration_test", "--no-huge", "-m", "512", "--no-pci"};
+  args.insert(args.end(), lcores_.begin(), lcores_.end());
+  args.push_back(prefix);
+  args.emplace_back("--log-level=lib.eal:warning");
   std::vector<char*> argv;
   for (std::string& arg : args)
     argv.push_back(arg.data());
@@ -39,12 +40,19 @@ rte_mempool* test_mempool() {
   return pool;
 }
 
-RingPort::RingPort(const std::string& name, unsigned tx_queues, unsigned ring_size) : name_(name) {
-  to_port_ = rte_ring_create((name + "_rx").c_str(), ring_size, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+RingPort::RingPort(const std::string& name, unsigned tx_queues, unsigned ring_size,
+                   unsigned rx_queues)
+    : name_(name) {
+  for (unsigned q = 0; q < rx_queues; ++q) {
+    const std::string ring = name + "_rx" + (q == 0 ? "" : std::to_string(q));
+    to_port_.push_back(rte_ring_create(ring.c_str(), ring_size, 0, RING_F_SP_ENQ | RING_F_SC_DEQ));
+    if (to_port_.back() == nullptr) throw std::runtime_error("ring create failed");
+  }
   from_port_ = rte_ring_create((name + "_tx").c_str(), ring_size, 0, RING_F_SC_DEQ);
-  if (to_port_ == nullptr || from_port_ == nullptr) throw std::runtime_error("ring create failed");
+  if (from_port_ == nullptr) throw std::runtime_error("ring create failed");
   std::vector<rte_ring*> tx_rings(tx_queues, from_port_);
-  const int id = rte_eth_from_rings(name.c_str(), &to_port_, 1, tx_rings.data(), tx_queues, 0);
+  const int id =
+      rte_eth_from_rings(name.c_str(), to_port_.data(), rx_queues, tx_rings.data(), tx_queues, 0);
   if (id < 0) throw std::runtime_error("rte_eth_from_rings failed for " + name);
   port_id_ = static_cast<std::uint16_t>(id);
   char ethdev_name[RTE_ETH_NAME_MAX_LEN];
@@ -81,7 +89,8 @@ RingPort::~RingPort() {
       rte_eth_remove_tx_callback(port_id_, queue, callbacks_[queue]);
   }
   rte_eth_dev_close(port_id_);  // the engine stopped it
-  for (rte_ring* ring : {to_port_, from_port_}) {
+  to_port_.push_back(from_port_);
+  for (rte_ring* ring : to_port_) {
     rte_mbuf* leftover = nullptr;
     while (rte_ring_dequeue(ring, reinterpret_cast<void**>(&leftover)) == 0)
       rte_pktmbuf_free(leftover);

@@ -17,8 +17,15 @@ namespace braid::test {
 
 class EalEnvironment : public ::testing::Environment {
  public:
+  // `lcores`: EAL's lcore arguments (the multi-worker tests map several lcores onto each CPU
+  // with --lcores).
+  explicit EalEnvironment(std::vector<std::string> lcores = {"-l", "0,1"})
+      : lcores_(std::move(lcores)) {}
   void SetUp() override;
   void TearDown() override;
+
+ private:
+  std::vector<std::string> lcores_;
 };
 
 // Takes every frame on `ring`, shows each to `visit`, and frees it.
@@ -35,18 +42,21 @@ void drain_ring(rte_ring* ring, Visit visit) {
 
 // A pair of rings exposed as one ethdev (rte_eth_from_rings): the test enqueues on `to_port`
 // (the port's RX) and dequeues on `from_port` (the port's TX). The port has `tx_queues` TX queues
-// that all feed `from_port` (multi-producer: a worker and the control thread may both send).
+// that all feed `from_port` (multi-producer: a worker and the control thread may both send), and
+// `rx_queues` RX queues, a ring each (to_port(q)): the test plays the NIC's RSS by picking one.
 // Closed and freed on destruction.
 class RingPort {
  public:
-  RingPort(const std::string& name, unsigned tx_queues = 2, unsigned ring_size = 4096);
+  RingPort(const std::string& name, unsigned tx_queues = 2, unsigned ring_size = 4096,
+           unsigned rx_queues = 1);
   ~RingPort();
   RingPort(const RingPort&) = delete;
   RingPort& operator=(const RingPort&) = delete;
 
   const std::string& name() const { return name_; }
   std::uint16_t port_id() const { return port_id_; }
-  rte_ring* to_port() { return to_port_; }
+  rte_ring* to_port(std::size_t queue = 0) { return to_port_[queue]; }
+  std::size_t rx_queues() const { return to_port_.size(); }
   rte_ring* from_port() { return from_port_; }
   // Takes every frame the port has sent so far, shows each to `visit`, and frees it.
   template <typename Visit>
@@ -61,7 +71,7 @@ class RingPort {
 
   std::string name_;
   std::vector<const rte_eth_rxtx_callback*> callbacks_;
-  rte_ring* to_port_ = nullptr;
+  std::vector<rte_ring*> to_port_;
   rte_ring* from_port_ = nullptr;
   std::uint16_t port_id_ = 0;
 };

@@ -30,6 +30,8 @@ class TablePublisher {
   // Frees the tables every worker has moved past; returns how many are still waiting.
   std::size_t reclaim();
   std::uint64_t published() const { return published_; }
+  // Replaced tables not freed yet: some worker may still read them.
+  std::size_t retired() const { return retired_.size(); }
 
  private:
   struct Retired {

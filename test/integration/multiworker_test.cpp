@@ -1,0 +1,381 @@
+// Several workers on one bond (issue 19): a host ring port with one RX queue per worker (the rig
+// plays RSS, flow f on queue f % workers), a bond of 4 ring-port members, workers on lcores 1..4
+// that EAL maps onto the machine's two CPUs (--lcores=0@0,1@1,2@1,3@0,4@1, main() below), so
+// they time-share them as an overloaded machine would. Assertions are about generations, counts
+// and order, never time: a worker may be descheduled for milliseconds at any point.
+#include <gtest/gtest.h>
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+
+#include <atomic>
+#include <bit>
+#include <cstdio>
+#include <set>
+
+#include "bond_rig.hpp"
+#include "eal_environment.hpp"
+#include "flow/dpdk/mbuf_hash.hpp"
+
+namespace braid::test {
+namespace {
+
+constexpr std::uint64_t kPackets = 40'000;
+constexpr std::uint64_t kMs = 1'000'000;
+constexpr std::uint64_t kPatienceNs = 20'000 * kMs;  // what "never" means here
+
+std::uint64_t worker_rx(BondRig& rig, std::size_t w) {
+  return rig.engine().workers()[w]->counters.rx_packets[rig.host().port_id()].get();
+}
+
+// The bond table generation worker w acknowledged: the one it distributed on at its last drain
+// tick (what held moves wait for, tx_queue_probe.hpp).
+std::uint64_t acked(BondRig& rig, std::size_t w) {
+  return rig.engine().workers()[w]->tx_probes[0]->reading(0).generation;
+}
+
+// Runs the control thread until every worker has acknowledged `generation`; the first worker
+// that has not, or none.
+std::optional<std::size_t> laggard_after_waiting(BondRig& rig, std::uint64_t generation) {
+  const std::uint64_t deadline = monotonic_ns() + kPatienceNs;
+  while (true) {
+    std::optional<std::size_t> laggard;
+    for (std::size_t w = 0; w < rig.engine().workers().size() && !laggard; ++w) {
+      if (acked(rig, w) < generation) laggard = w;
+    }
+    if (!laggard || monotonic_ns() > deadline) return laggard;
+    rig.pump(0);
+  }
+}
+
+void expect_every_worker_forwarded(BondRig& rig, const std::vector<std::uint64_t>& before = {}) {
+  for (std::size_t w = 0; w < rig.engine().workers().size(); ++w) {
+    EXPECT_GT(worker_rx(rig, w), before.empty() ? 0 : before[w])
+        << "worker " << w << " carried nothing: the flows did not spread over every worker";
+  }
+}
+
+std::vector<std::uint64_t> every_worker_rx(BondRig& rig) {
+  std::vector<std::uint64_t> rx;
+  for (std::size_t w = 0; w < rig.engine().workers().size(); ++w)
+    rx.push_back(worker_rx(rig, w));
+  return rx;
+}
+
+void expect_balanced(engine::Engine& engine) {
+  const engine::CounterTotals totals = engine.totals();
+  EXPECT_TRUE(totals.balanced()) << "rx " << totals.rx() << " tx " << totals.tx() << " dropped "
+                                 << totals.dropped() << " to control " << totals.to_control
+                                 << " in flight " << totals.buffered;
+}
+
+std::uint64_t received_total(const BondRig& rig) {
+  std::uint64_t total = 0;
+  for (std::size_t m = 0; m < 4; ++m)
+    total += rig.received(m);
+  return total;
+}
+
+class MultiWorker : public ::testing::TestWithParam<unsigned> {};
+
+INSTANTIATE_TEST_SUITE_P(Workers, MultiWorker, ::testing::Values(3u, 4u),
+                         [](const ::testing::TestParamInfo<unsigned>& workers) {
+                           return std::to_string(workers.param) + "workers";
+                         });
+
+TEST_P(MultiWorker, FailoverMovesEveryWorkerOffTheDeadMemberAndNoSurvivorFlow) {
+  BondRig rig(4, ", mode: static", 4096, std::nullopt, GetParam());
+  rig.engine().start();
+  rig.send(kPackets);
+  expect_every_worker_forwarded(rig);
+  const std::vector<int> before = rig.tracker().members();
+  const std::vector<std::uint64_t> rx_before = every_worker_rx(rig);
+
+  rig.bond().set_member_admin(1, false, monotonic_ns());
+  const std::uint64_t without_member1 = rig.bond().table()->generation;
+  const std::optional<std::size_t> laggard = laggard_after_waiting(rig, without_member1);
+  ASSERT_FALSE(laggard) << "worker " << *laggard << " never adopted table " << without_member1
+                        << " (member 1 down); it acknowledged " << acked(rig, *laggard);
+  // What was sent before the acknowledgements is on member 1's ring: take it; nothing after.
+  rig.settle();
+  const std::uint64_t on_member1 = rig.received(1);
+  rig.send(kPackets);
+  EXPECT_EQ(rig.received(1), on_member1)
+      << "a packet left on member 1 after every worker acknowledged the table without it";
+  expect_every_worker_forwarded(rig, rx_before);
+
+  const std::vector<int> after = rig.tracker().members();
+  std::size_t survivors_moved = 0, moved_off = 0;
+  for (std::size_t f = 0; f < before.size(); ++f) {
+    if (before[f] == 1) {
+      EXPECT_NE(after[f], 1) << "flow " << f;
+      ++moved_off;
+    } else if (after[f] != before[f]) {
+      ++survivors_moved;
+    }
+  }
+  EXPECT_EQ(survivors_moved, 0u) << "flows on surviving members must not move";
+  EXPECT_GT(moved_off, 0u);
+  EXPECT_EQ(received_total(rig), 2 * kPackets);
+  rig.engine().stop();
+  expect_balanced(rig.engine());
+  EXPECT_EQ(rig.engine().totals().dropped(), 0u);
+}
+
+TEST_P(MultiWorker, StopAndStartReachEveryWorker) {
+  BondRig rig(4, ", mode: static", 4096, std::nullopt, GetParam());
+  rig.engine().start();
+  rig.send(kPackets / 4);
+  expect_every_worker_forwarded(rig);
+
+  rig.engine().pause();  // console `stop`
+  for (std::size_t w = 0; w < rig.engine().workers().size(); ++w) {
+    EXPECT_FALSE(rig.engine().workers()[w]->forwarding_seen.load())
+        << "pause() returned before worker " << w << " stopped forwarding";
+  }
+  const std::uint64_t forwarded = received_total(rig);
+  rig.send(kPackets / 4);
+  EXPECT_EQ(received_total(rig), forwarded) << "a worker forwarded after `stop`";
+  for (std::size_t w = 0; w < rig.engine().workers().size(); ++w) {
+    EXPECT_GT(rig.engine()
+                  .workers()[w]
+                  ->counters.drops[static_cast<std::size_t>(engine::DropReason::kStopped)]
+                  .get(),
+              0u)
+        << "worker " << w << " dropped nothing as stopped: it never received after `stop`";
+  }
+  EXPECT_EQ(rig.engine().totals().drops[static_cast<std::size_t>(engine::DropReason::kStopped)],
+            kPackets / 4);
+
+  rig.engine().resume();  // console `start`
+  const std::vector<std::uint64_t> rx_stopped = every_worker_rx(rig);
+  rig.send(kPackets / 4);
+  expect_every_worker_forwarded(rig, rx_stopped);
+  EXPECT_EQ(received_total(rig), forwarded + kPackets / 4) << "a worker did not start again";
+  EXPECT_EQ(rig.tracker().reordered(), 0u);
+  rig.engine().stop();
+  expect_balanced(rig.engine());
+}
+
+TEST_P(MultiWorker, PerWorkerCountersSumToThePortCounters) {
+  BondRig rig(4, ", mode: static", 4096, std::nullopt, GetParam());
+  rig.engine().start();
+  rig.send(kPackets);
+  // And back: frames into every member, out of the host port, on whichever worker polls it.
+  FlowSet back(64);
+  for (std::size_t m = 0; m < 4; ++m) {
+    for (std::uint32_t i = 0; i < 256; ++i) {
+      rte_mbuf* frame = back.make(test_mempool(), i % 64);
+      ASSERT_NE(frame, nullptr);
+      ASSERT_EQ(rte_ring_enqueue(rig.member(m).to_port(), frame), 0);
+    }
+  }
+  std::uint64_t returned = 0;
+  const std::uint64_t deadline = monotonic_ns() + kPatienceNs;
+  while (returned < 4 * 256 && monotonic_ns() < deadline) {
+    rig.pump(0);
+    rig.host().drain([&](const rte_mbuf*) { ++returned; });
+  }
+  EXPECT_EQ(returned, 4u * 256);
+  rig.engine().stop();
+
+  const engine::Engine& engine = rig.engine();
+  for (std::size_t p = 0; p < engine.port_count(); ++p) {
+    const std::uint16_t id = engine.port(p).id();
+    rte_eth_stats stats{};
+    ASSERT_EQ(rte_eth_stats_get(id, &stats), 0);
+    std::uint64_t rx = 0, tx = 0;
+    for (const auto& worker : engine.workers()) {
+      rx += worker->counters.rx_packets[id].get();
+      tx += worker->counters.tx_packets[id].get();
+      // Per queue: what each worker counted is what its own RX queues of the port received.
+      std::uint64_t polled = 0;
+      for (const engine::RxRoute& route : worker->routes) {
+        if (route.port == id) polled += stats.q_ipackets[route.queue];
+      }
+      EXPECT_EQ(worker->counters.rx_packets[id].get(), polled)
+          << "port " << engine.port(p).name() << ", worker " << worker->index;
+    }
+    EXPECT_EQ(rx, stats.ipackets) << "port " << engine.port(p).name();
+    EXPECT_EQ(tx, stats.opackets) << "port " << engine.port(p).name();
+  }
+  for (std::size_t w = 0; w < engine.workers().size(); ++w) {
+    std::uint64_t to_members = 0;
+    for (std::size_t m = 0; m < 4; ++m)
+      to_members += engine.workers()[w]->counters.tx_packets[rig.member(m).port_id()].get();
+    EXPECT_GT(to_members, 0u) << "worker " << w << " sent nothing into the bond";
+  }
+  expect_balanced(rig.engine());
+}
+
+// A worker stuck inside its loop, between adopting a table and reporting quiescent: a TX
+// callback on its own queue of every member (it runs in the worker, inside rte_eth_tx_burst,
+// while the burst's table is in use) blocks for 50 ms and until the test lets it go.
+struct Stall {
+  unsigned worker = 0;
+  std::atomic<bool> armed{false};
+  std::atomic<bool> stalled{false};
+  std::atomic<bool> release{false};
+  static std::uint16_t callback(std::uint16_t, std::uint16_t, rte_mbuf**, std::uint16_t count,
+                                void* user) {
+    auto* self = static_cast<Stall*>(user);
+    if (!self->armed.exchange(false)) return count;
+    self->stalled.store(true);
+    rte_delay_us_sleep(50'000);
+    const std::uint64_t limit = monotonic_ns() + kPatienceNs;
+    while (!self->release.load() && monotonic_ns() < limit)
+      rte_delay_us_sleep(1'000);
+    self->stalled.store(false);
+    return count;
+  }
+};
+
+TEST_P(MultiWorker, ADescheduledWorkerKeepsItsTableAndCatchesUpOnTheNewest) {
+  const unsigned workers = GetParam();
+  BondRig rig(4, ", mode: static", 4096, std::nullopt, workers);
+  Stall stall;
+  stall.worker = workers - 1;
+  std::vector<const rte_eth_rxtx_callback*> callbacks;
+  for (std::size_t m = 0; m < 4; ++m) {
+    callbacks.push_back(rte_eth_add_tx_callback(rig.member(m).port_id(),
+                                                static_cast<std::uint16_t>(stall.worker),
+                                                Stall::callback, &stall));
+    ASSERT_NE(callbacks.back(), nullptr);
+  }
+  rig.engine().start();
+  rig.send(kPackets / 4);
+  stall.armed.store(true);
+  const std::uint64_t deadline = monotonic_ns() + kPatienceNs;
+  while (!stall.stalled.load() && monotonic_ns() < deadline)
+    rig.pump();
+  ASSERT_TRUE(stall.stalled.load()) << "worker " << stall.worker << " never sent";
+  const std::uint64_t stalled_on = acked(rig, stall.worker);
+
+  // The control side publishes five tables while the worker is away; the others adopt them all.
+  for (int change = 0; change < 5; ++change) {
+    rig.bond().set_member_admin(3, change % 2 != 0, monotonic_ns());
+    rig.pump();
+  }
+  const std::uint64_t newest = rig.bond().table()->generation;
+  EXPECT_GE(newest, stalled_on + 5);
+  for (std::size_t w = 0; w + 1 < workers; ++w) {
+    const std::uint64_t until = monotonic_ns() + kPatienceNs;
+    while (acked(rig, w) < newest && monotonic_ns() < until)
+      rig.pump();
+    EXPECT_EQ(acked(rig, w), newest) << "worker " << w;
+  }
+  ASSERT_TRUE(stall.stalled.load());
+  EXPECT_LE(acked(rig, stall.worker), stalled_on) << "a stalled worker acknowledged a table";
+  // RCU: nothing retired since the worker's last quiescent state may be freed (ASan would also
+  // see the worker read a freed table when it resumes).
+  rig.pump(0);
+  EXPECT_GE(rig.bond().shared().publisher->retired(), 5u)
+      << "tables were freed while a worker that may read them was stalled";
+
+  stall.release.store(true);
+  const std::optional<std::size_t> laggard = laggard_after_waiting(rig, newest);
+  EXPECT_FALSE(laggard) << "worker " << stall.worker << " never caught up on table " << newest
+                        << "; it acknowledged " << acked(rig, stall.worker);
+  const std::uint64_t until = monotonic_ns() + kPatienceNs;
+  while (rig.bond().shared().publisher->retired() != 0 && monotonic_ns() < until)
+    rig.pump(0);
+  EXPECT_EQ(rig.bond().shared().publisher->retired(), 0u) << "old tables were never freed";
+  rig.send(kPackets / 4);
+  expect_every_worker_forwarded(rig);
+  rig.engine().stop();
+  for (std::size_t m = 0; m < 4; ++m)
+    rte_eth_remove_tx_callback(rig.member(m).port_id(), static_cast<std::uint16_t>(stall.worker),
+                               callbacks[m]);
+  expect_balanced(rig.engine());
+  EXPECT_EQ(rig.engine().totals().dropped(), 0u);
+}
+
+// 20 kpps links (50 us a packet), 128 packets of queue, 50 us of latency.
+linkemu::LinkSettings slow_link() {
+  linkemu::LinkSettings link;
+  link.rate_pps = 20'000;
+  link.queue_packets = 128;
+  link.latency_ns = 50'000;
+  return link;
+}
+
+// Held moves (lib/sched/held_moves.hpp) with every bucket's flows spread over several workers:
+// a paused member's busy buckets can only move by being held, each worker holds its own packets
+// of the bucket, and the move may complete only once every worker acknowledged the hold (one
+// that has not may still queue the bucket's packets behind the paused member's standing queue).
+// Order is judged by arrival time at the links' far ends, as a partner sees it.
+TEST_P(MultiWorker, HeldMovesKeepEveryFlowInOrderAcrossWorkers) {
+  const unsigned workers = GetParam();
+  constexpr std::uint32_t kFlows = 2048;
+  constexpr std::uint32_t kBuckets = 256;
+  BondRig rig(4,
+              ", mode: static, buckets: 256, scheduler: {policy: adaptive, congestion: "
+              "{source: sim}}",
+              kFlows, slow_link(), workers);
+  // Every bucket gets flows of at least two workers.
+  FlowSet flows(kFlows);
+  flow::FlowHasher hasher(flow::HashPolicy::l34);
+  std::vector<std::set<unsigned>> workers_of_bucket(kBuckets);
+  for (std::uint32_t f = 0; f < kFlows; ++f) {
+    rte_mbuf* packet = flows.make(test_mempool(), f);
+    ASSERT_NE(packet, nullptr);
+    std::uint32_t hash = 0;
+    flow::dpdk::mbuf_hash_burst(hasher, &packet, 1, &hash);
+    workers_of_bucket[hash >> (32 - std::countr_zero(kBuckets))].insert(f % workers);
+    rte_pktmbuf_free(packet);
+  }
+  std::size_t shared_buckets = 0;
+  for (const auto& bucket : workers_of_bucket)
+    shared_buckets += bucket.size() >= 2 ? 1 : 0;
+  EXPECT_GE(shared_buckets, kBuckets - 2) << "buckets mostly carried by one worker";
+
+  // The last worker stalls 50 ms every 100 ms: moves then wait on its acknowledgement while the
+  // others have long acknowledged (a move completed on theirs alone lets the stalled worker,
+  // back, send a held bucket's packets on the new member while its older ones still queue
+  // behind the paused member).
+  Stall stall;
+  stall.worker = workers - 1;
+  stall.release.store(true);
+  std::vector<const rte_eth_rxtx_callback*> callbacks;
+  for (std::size_t m = 0; m < 4; ++m) {
+    callbacks.push_back(rte_eth_add_tx_callback(rig.member(m).port_id(),
+                                                static_cast<std::uint16_t>(stall.worker),
+                                                Stall::callback, &stall));
+    ASSERT_NE(callbacks.back(), nullptr);
+  }
+  rig.link(3).pause_periodically(1 * kMs, 750'000);
+  rig.engine().start();
+  for (int period = 0; period < 15; ++period) {
+    stall.armed.store(true);
+    rig.run_at_rate(52'000, 100 * kMs);  // 80% of the 65 kpps the links can carry
+  }
+  rig.settle();
+  EXPECT_EQ(rig.engine().totals().buffered, 0u) << "packets still held once traffic stopped";
+  rig.engine().stop();
+  for (std::size_t m = 0; m < 4; ++m)
+    rte_eth_remove_tx_callback(rig.member(m).port_id(), static_cast<std::uint16_t>(stall.worker),
+                               callbacks[m]);
+  expect_every_worker_forwarded(rig);
+  const sched::Snapshot snap = rig.engine().bond_scheduler(0).snapshot();
+  EXPECT_GT(snap.held_moves, 0u) << "no busy bucket was held: the scenario did not happen";
+  EXPECT_EQ(rig.tracker().reordered(), 0u);
+  EXPECT_EQ(rig.tracker().foreign(), 0u);
+  const engine::CounterTotals totals = rig.engine().totals();
+  EXPECT_EQ(totals.drops[static_cast<std::size_t>(engine::DropReason::kFlowletHold)], 0u);
+  EXPECT_EQ(rig.links_in_flight(), 0u);
+  EXPECT_EQ(rig.injected(), received_total(rig) + totals.dropped() + rig.link_drops());
+  expect_balanced(rig.engine());
+  std::printf("%u workers: %llu held moves, %zu of %u buckets with flows of 2+ workers\n", workers,
+              static_cast<unsigned long long>(snap.held_moves), shared_buckets, kBuckets);
+}
+
+}  // namespace
+}  // namespace braid::test
+
+// One EAL for the process, with five lcores on the two CPUs: the control thread (lcore 0) and
+// workers 1..4, two of them on each CPU.
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  ::testing::AddGlobalTestEnvironment(
+      new braid::test::EalEnvironment({"--lcores=0@0,1@1,2@1,3@0,4@1"}));
+  return RUN_ALL_TESTS();
+}
