@@ -256,8 +256,9 @@ def test_check_says_a_one_queue_af_packet_member_needs_qpairs(tmp_path):
     assert result.returncode == 0, result.stderr
 
 
-def host_port_config(tmp_path, device):
+def host_port_config(tmp_path, device, workers=None):
     cpus = host_cpus()
+    workers = [cpus[1]] if workers is None else workers
     path = tmp_path / "host-port.yaml"
     path.write_text(f"""eal: {{main_lcore: {cpus[0]}}}
 ports:
@@ -266,7 +267,7 @@ ports:
 bonds:
   - {{name: up, members: [m0]}}
 cross_connect: [[host, up]]
-workers: {{lcores: [{cpus[1]}]}}
+workers: {{lcores: {workers}}}
 """)
     return path
 
@@ -299,16 +300,8 @@ def test_a_missing_vhost_net_is_explained_at_check_and_at_start_up(tmp_path):
 
 def test_check_says_a_virtio_user_port_needs_a_queue_pair_per_worker(tmp_path):
     cpus = host_cpus()
-    config = tmp_path / "two-workers.yaml"
-    config.write_text(f"""eal: {{main_lcore: {cpus[0]}}}
-ports:
-  - {{name: host, device: "virtio_user0,path=/dev/vhost-net,iface=braid0"}}
-  - {{name: m0, device: net_null_cli1}}
-bonds:
-  - {{name: up, members: [m0]}}
-cross_connect: [[host, up]]
-workers: {{lcores: [{cpus[1]}, {cpus[1] + 1}]}}
-""")
+    config = host_port_config(tmp_path, "virtio_user0,path=/dev/vhost-net,iface=braid0",
+                              workers=[cpus[1], cpus[1] + 1])
     # --portable: the second lcore may be missing here; the queue pairs are missing everywhere.
     result = braid("--config", str(config), "--check", "--portable")
     assert result.returncode == 1, result.stderr

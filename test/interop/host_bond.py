@@ -16,12 +16,11 @@ import pathlib
 import struct
 import subprocess
 import time
+from types import SimpleNamespace
 
-import pexpect
-
-from interop_lib import MEMBERS, Braid, remove_runtime_dir, wait_until
+from interop_lib import MEMBERS, Braid, braid_config, remove_runtime_dir, wait_until
 from netlab import NetLab, sh
-from partners import AF_PACKET_RING, TESTPMD_AF_PACKET_RING, OvsPartner, _kill
+from partners import OvsPartner, TestpmdPartner, _kill
 
 HOST_ADDRESS = "10.99.0.1"
 FAR_ADDRESS = "10.99.0.2"
@@ -30,76 +29,28 @@ IPERF_PORT = 5201
 DATA_SEGMENT_MIN_LEN = 14 + 20 + 32 + 1
 
 
-def braid_host_bond_config(socket_path, tap, members):
-    member_ports = "".join(
-        f'  - {{name: {name}, device: "net_af_packet{i},iface={ifname},qpairs=2,'
-        f'{AF_PACKET_RING}"}}\n' for i, (name, ifname) in enumerate(zip(MEMBERS, members)))
-    return f"""\
-ports:
-  - {{name: host, device: "net_tap0,iface={tap}"}}
-{member_ports}bonds:
-  - name: uplink
-    members: [{", ".join(MEMBERS)}]
-    mode: lacp
-    hash: l34
-    lacp: {{rate: fast}}
-workers:
-  lcores: [1]
-cross_connect:
-  - [host, uplink]
-control:
-  socket: {socket_path}
-metrics:
-  listen: "off"
-"""
-
-
-class TestpmdHostBond:
+class TestpmdHostBond(TestpmdPartner):
     """DPDK's net_bonding in testpmd where braid would be: net_tap (port 2, the host's netdev)
     cross-connected by io forwarding with net_bonding mode 4 l34 over the members (port 3)."""
 
     name = "testpmd net_bonding"
     netdev = None
+    LCORES = "--lcores=0@0,1@1"  # as braid's: main lcore on CPU 0, the forwarding one on 1
+    LOG_NAME = "testpmd-host.log"
+    PREFIX_TAG = "tb"
 
     def __init__(self, directory, netns, tap, members):
-        self.netns, self.tap, self.members = netns, tap, members
-        self.log_path = pathlib.Path(directory) / "testpmd-host.log"
-        self.prefix = f"{netns}tb"
-        self.child = self.log = None
+        super().__init__(SimpleNamespace(ns=netns), directory, members, tap)
 
-    def start(self):
-        argv = ["netns", "exec", self.netns, "dpdk-testpmd", "--lcores=0@0,1@1", "--no-huge",
-                "-m", "512", "--no-pci", f"--file-prefix={self.prefix}",
-                *(f"--vdev=net_af_packet{i},iface={m},{TESTPMD_AF_PACKET_RING}"
-                  for i, m in enumerate(self.members)),
-                f"--vdev=net_tap0,iface={self.tap}",
-                "--vdev=net_bonding0,mode=4,slave=net_af_packet0,slave=net_af_packet1,"
-                "xmit_policy=l34",
-                "--", "-i", "--forward-mode=io", "--total-num-mbufs=16384"]
-        self.log = open(self.log_path, "w")
-        self.child = pexpect.spawn("ip", argv, encoding="utf-8", timeout=30, logfile=self.log,
-                                   dimensions=(500, 200))
-        self.child.expect_exact("testpmd> ")
-        for line in ("set portlist 2,3", "start"):
-            self.child.sendline(line)
-            self.child.expect_exact("testpmd> ")
-        return self
+    def traffic_vdev(self):
+        return f"net_tap0,iface={self.traffic}"
 
     def distributing(self):
-        self.child.sendline("show bonding config 3")
-        self.child.expect_exact("testpmd> ")
-        found = [line for line in self.child.before.splitlines() if "Active Slaves" in line]
+        found = [line for line in self.bond_config().splitlines() if "Active Slaves" in line]
         return {MEMBERS[i] for i in range(2) if found and f"{i}" in found[0].split(":", 1)[1]}
 
     def close(self):
-        if self.child is not None and self.child.isalive():
-            self.child.sendline("quit")
-            try:
-                self.child.expect(pexpect.EOF, timeout=15)
-            except (pexpect.TIMEOUT, pexpect.EOF):
-                self.child.kill(9)
-        if self.log is not None:
-            self.log.close()
+        super().close()
         remove_runtime_dir(self.prefix)
 
 
@@ -112,7 +63,8 @@ class BraidHostBond:
         directory = pathlib.Path(directory) / f"braid-{netns}"
         directory.mkdir()
         socket_path = directory / "braid.sock"
-        config = braid_host_bond_config(socket_path, tap, members)
+        config = braid_config(socket_path, members, host_device=f"net_tap0,iface={tap}",
+                              fallback=False)
         self.braid = Braid(directory, config, f"{netns}br", socket_path, netns=netns)
 
     def start(self):

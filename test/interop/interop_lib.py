@@ -50,7 +50,9 @@ def wait_until(predicate, timeout_s, period_s=0.05, what="condition"):
         time.sleep(period_s)
 
 
-def braid_config(socket_path, members, host_if, fallback=True):
+def braid_config(socket_path, members, host_if=None, fallback=True, host_device=None):
+    """braid's config for the rig: the host port on net_af_packet over `host_if`, or on
+    `host_device` (host_bond.py's net_tap), and the LACP bond over the member interfaces."""
     # A member needs a TX queue per worker plus the control thread's LACPDU queue: qpairs=2.
     # Without it braid stops at start-up with: port "m0" (net_af_packet0,iface=...): needs 2 TX
     # queues (one per worker) but the device has 1; use fewer workers: Invalid argument.
@@ -60,9 +62,10 @@ def braid_config(socket_path, members, host_if, fallback=True):
     member_ports = "".join(
         f'  - {{name: {name}, device: "net_af_packet{i},iface={ifname},qpairs=2,'
         f'{AF_PACKET_RING}"}}\n' for i, (name, ifname) in enumerate(zip(MEMBERS, members)))
+    host_device = host_device or f"net_af_packet{len(members)},iface={host_if},{AF_PACKET_RING}"
     return f"""\
 ports:
-  - {{name: host, device: "net_af_packet{len(members)},iface={host_if},{AF_PACKET_RING}"}}
+  - {{name: host, device: "{host_device}"}}
 {member_ports}bonds:
   - name: uplink
     members: [{", ".join(MEMBERS[:len(members)])}]

@@ -192,27 +192,34 @@ class TestpmdPartner:
 
     name = "testpmd"
     BOND_PORT = 3
+    # Neither lcore pinned: testpmd's forwarding lcore polls without a pause, and pinned on
+    # braid's worker CPU the kernel's scheduler (EEVDF) starved it for seconds at a time in
+    # favour of braid's worker, which sleeps in syscalls often (LACPDUs were late, frames
+    # lost in full rings). Left free, it runs wherever there is room.
+    LCORES = "--lcores=0@(0,1),1@(0,1)"
+    LOG_NAME = "testpmd.log"
+    PREFIX_TAG = "tp"
 
     def __init__(self, lab, directory, members, traffic):
-        self.lab, self.members, self.traffic = lab, members, traffic
-        self.log_path = pathlib.Path(directory) / "testpmd.log"
-        self.prefix = f"{lab.ns}tp"
+        self.ns, self.members, self.traffic = lab.ns, members, traffic
+        self.log_path = pathlib.Path(directory) / self.LOG_NAME
+        self.prefix = f"{self.ns}{self.PREFIX_TAG}"
         self.child = self.log = None
 
     @property
     def pid(self):
         return self.child.pid
 
+    def traffic_vdev(self):
+        """Port 2, what the bond forwards to and from."""
+        return f"net_af_packet2,iface={self.traffic},{TESTPMD_AF_PACKET_RING}"
+
     def start(self):
-        # Neither lcore pinned: testpmd's forwarding lcore polls without a pause, and pinned on
-        # braid's worker CPU the kernel's scheduler (EEVDF) starved it for seconds at a time in
-        # favour of braid's worker, which sleeps in syscalls often (LACPDUs were late, frames
-        # lost in full rings). Left free, it runs wherever there is room.
-        argv = ["netns", "exec", self.lab.ns, "dpdk-testpmd", "--lcores=0@(0,1),1@(0,1)",
+        argv = ["netns", "exec", self.ns, "dpdk-testpmd", self.LCORES,
                 "--no-huge", "-m", "512", "--no-pci", f"--file-prefix={self.prefix}",
                 f"--vdev=net_af_packet0,iface={self.members[0]},{TESTPMD_AF_PACKET_RING}",
                 f"--vdev=net_af_packet1,iface={self.members[1]},{TESTPMD_AF_PACKET_RING}",
-                f"--vdev=net_af_packet2,iface={self.traffic},{TESTPMD_AF_PACKET_RING}",
+                f"--vdev={self.traffic_vdev()}",
                 # DPDK 22.11 names members "slave"; l34 spreads flows (default l2: one member).
                 "--vdev=net_bonding0,mode=4,slave=net_af_packet0,slave=net_af_packet1,"
                 "xmit_policy=l34",
