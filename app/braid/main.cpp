@@ -26,6 +26,9 @@
 #include "engine/engine.hpp"
 #include "engine/engine_commands.hpp"
 #include "engine/health_endpoint.hpp"
+#include "engine/host_sockets.hpp"
+#include "engine/memory_commands.hpp"
+#include "engine/memory_plan.hpp"
 #include "engine/protocol_commands.hpp"
 #include "engine/protocol_loop.hpp"
 #include "engine/runtime_lock.hpp"
@@ -98,6 +101,7 @@ void run(const braid::config::Config& config, const braid::app::Options& options
       jobs);
   control.on_quit([&loop] { loop.request_stop(); });
   braid::engine::register_engine_commands(control, engine);
+  braid::engine::register_memory_commands(control, engine);
   braid::engine::register_protocol_commands(control, engine, loop);
   braid::engine::register_health_endpoint(control, engine, loop);
   std::vector<braid::bond::Bond*> bonds;
@@ -181,6 +185,12 @@ int main(int argc, char** argv) {
                 braid::counted(config.ports.size(), "port").c_str(),
                 braid::counted(config.workers.lcores.size(), "worker").c_str(),
                 braid::counted(config.cross_connects.size(), "cross-connect").c_str());
+    if (options.memory) {
+      const braid::engine::MemoryPlan plan = braid::engine::plan_memory(
+          config, braid::engine::port_sockets_from_sysfs(config, options.sysfs),
+          braid::engine::cpu_socket_from_sysfs(config.eal.main_lcore, options.sysfs));
+      std::printf("%s", braid::engine::format_memory_plan(plan).c_str());
+    }
     return 0;
   }
 

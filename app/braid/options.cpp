@@ -25,6 +25,12 @@ Options:
       --portable           with --check, for a config written for another machine: what
                            depends on this host (its CPUs, its runtime directory) warns
                            instead of failing
+      --memory             with --check, what braid will allocate from hugepages per NUMA
+                           socket (its mempools and rings), to compare with
+                           scripts/hugepages --show
+      --sysfs DIR          with --memory, read the devices' and CPUs' NUMA nodes under DIR
+                           instead of /sys (a copy of the target machine's, like
+                           scripts/hugepages --sysfs)
       --duration SECONDS   stop by itself after SECONDS
       --stats-interval MS  period of the foreground stats line (0: off; default off with -i)
   -i, --interactive        the braid> console on stdin (help lists the commands; quit stops)
@@ -37,7 +43,15 @@ Without free hugepages braid adds --no-huge -m 512 by itself.
 Stop with Ctrl-C (SIGINT) or SIGTERM: workers stop, final counters print, ports close.
 )";
 
-enum OptionId { kCheck = 256, kPortable, kDuration, kStatsInterval, kControlSocket };
+enum OptionId {
+  kCheck = 256,
+  kPortable,
+  kMemory,
+  kSysfs,
+  kDuration,
+  kStatsInterval,
+  kControlSocket
+};
 
 std::uint32_t parse_number(const char* text, const char* option) {
   std::uint32_t value = 0;
@@ -68,6 +82,8 @@ Options parse_options(int argc, char** argv) {
       {"config", required_argument, nullptr, 'c'},
       {"check", no_argument, nullptr, kCheck},
       {"portable", no_argument, nullptr, kPortable},
+      {"memory", no_argument, nullptr, kMemory},
+      {"sysfs", required_argument, nullptr, kSysfs},
       {"duration", required_argument, nullptr, kDuration},
       {"stats-interval", required_argument, nullptr, kStatsInterval},
       {"interactive", no_argument, nullptr, 'i'},
@@ -88,6 +104,12 @@ Options parse_options(int argc, char** argv) {
         break;
       case kPortable:
         options.portable = true;
+        break;
+      case kMemory:
+        options.memory = true;
+        break;
+      case kSysfs:
+        options.sysfs = optarg;
         break;
       case kDuration:
         options.duration_s = parse_number(optarg, "--duration");
@@ -118,6 +140,14 @@ Options parse_options(int argc, char** argv) {
   }
   if (options.portable && !options.check_only) {
     std::fprintf(stderr, "braid: --portable goes with --check (see --help)\n");
+    std::exit(2);
+  }
+  if (options.sysfs != "/sys" && !options.memory) {
+    std::fprintf(stderr, "braid: --sysfs goes with --check --memory (see --help)\n");
+    std::exit(2);
+  }
+  if (options.memory && !options.check_only) {
+    std::fprintf(stderr, "braid: --memory goes with --check (see --help)\n");
     std::exit(2);
   }
   if (optind < own_argc) {

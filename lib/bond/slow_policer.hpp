@@ -25,6 +25,10 @@ inline constexpr std::uint8_t kSlowSubtypeMarker = 2;
 inline constexpr std::uint64_t kSlowFramesPerSecond = 64;
 inline constexpr std::uint64_t kSlowFramesBurst = 32;
 
+// Slots of a bond's ring from the workers to the protocol loop (bond.cpp; the memory plan,
+// lib/engine/memory_plan.hpp, counts it): LACPDUs arrive at a few per second per member.
+inline constexpr std::size_t kSlowRingSlots = 1024;
+
 enum class SlowVerdict { kAccept, kPoliced, kUnsupported };
 
 // The 6-byte source address of an Ethernet frame as one integer (0 is never a station's).

@@ -15,7 +15,7 @@
 #include "congestion/ethtool_stats.hpp"
 #include "congestion/sim_source.hpp"
 #include "engine/member_queue_depth.hpp"
-#include "engine/mempool_sizing.hpp"
+#include "engine/memory_plan.hpp"
 #include "engine/tx_pools.hpp"
 #include "linkemu/link_registry.hpp"
 #include "log/log_types.hpp"
@@ -24,12 +24,11 @@
 namespace braid::engine {
 namespace {
 
-constexpr std::uint32_t kVlanHeadroom = 2 * 4;  // QinQ
-constexpr std::uint32_t kFrameOverhead = RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + kVlanHeadroom;
-// Control mbufs (LACPDUs, marker responses) beyond what the members' control TX queues can
-// hold: a few in flight per member, and spare.
-constexpr std::uint32_t kControlFramesInFlightPerMember = 16;
-constexpr std::uint32_t kControlPoolSpare = 256;
+// The memory plan's arithmetic (memory_plan.hpp) in DPDK's own terms.
+static_assert(kMbufDefaultDataRoom == RTE_MBUF_DEFAULT_BUF_SIZE);
+static_assert(kMbufHeadroom == RTE_PKTMBUF_HEADROOM);
+static_assert(kMbufStructBytes == sizeof(rte_mbuf));
+static_assert(kFrameOverhead == RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + 2 * RTE_VLAN_HLEN);
 // How long stop() retries goodbye LACPDUs the ports refuse, and then waits for the PMDs to put
 // them on the wire before the ports stop.
 constexpr std::uint64_t kGoodbyePatienceNs = 20'000'000;
@@ -235,39 +234,27 @@ void Engine::resolve_topology() {
 }
 
 // One pool per socket that has ports (vdevs without affinity count as the main lcore's socket),
-// sized by mbufs_needed() so that forwarding alone can never exhaust it.
+// sized by the memory plan (mbufs_needed) so that forwarding alone can never exhaust it.
 void Engine::create_mempools() {
   const int main_socket = static_cast<int>(rte_socket_id());
-  std::map<int, MempoolDemand> demand;
-  std::map<int, std::uint32_t> max_mtu;
-  for (std::size_t i = 0; i < ports_.size(); ++i) {
-    const config::PortConfig& port = config_.ports[i];
-    const int socket = ports_[i]->socket() < 0 ? main_socket : ports_[i]->socket();
-    MempoolDemand& d = demand[socket];
-    d.rx_descriptors += queues_[i].rx_descriptors(port.rx_descriptors);
-    d.tx_descriptors += std::uint64_t{queues_[i].tx_queues} * port.tx_descriptors;
-    d.pmd_held += port.extra_mbufs;
-    // Held packets come from the pool of the port that received them: any socket's.
-    d.bucket_holds = std::uint64_t{bond::kHeldPacketsPerWorker} * config_.workers.lcores.size() *
-                     config_.bonds.size();
-    d.lcores = static_cast<std::uint32_t>(config_.workers.lcores.size() + 1);
-    d.egress_ports = static_cast<std::uint32_t>(ports_.size());
-    d.burst = config_.workers.burst;
-    max_mtu[socket] = std::max<std::uint32_t>(max_mtu[socket], port.mtu);
-  }
+  std::vector<int> port_sockets;
+  for (const auto& port : ports_)
+    port_sockets.push_back(port->socket());
+  memory_plan_ = plan_memory(config_, port_sockets, main_socket);
   const unsigned instance = instance_ = engine_instances.fetch_add(1);
-  for (const auto& [socket, d] : demand) {
+  for (const SocketMemory& planned : memory_plan_.sockets) {
+    if (planned.mbufs == 0) continue;  // the main socket without ports
+    const int socket = planned.socket;
     const std::string name = "braid" + std::to_string(instance) + "_s" + std::to_string(socket);
-    const std::uint32_t data_room = std::max<std::uint32_t>(
-        RTE_MBUF_DEFAULT_BUF_SIZE, max_mtu[socket] + kFrameOverhead + RTE_PKTMBUF_HEADROOM);
-    const std::uint32_t count = mbufs_needed(d);
-    rte_mempool* pool = rte_pktmbuf_pool_create(name.c_str(), count, kMempoolCacheSize, 0,
-                                                static_cast<std::uint16_t>(data_room), socket);
+    const std::uint32_t count = planned.mbufs;
+    const auto data_room = static_cast<std::uint16_t>(planned.data_room);
+    rte_mempool* pool =
+        rte_pktmbuf_pool_create(name.c_str(), count, kMempoolCacheSize, 0, data_room, socket);
     if (pool == nullptr && socket != main_socket) {
       // EAL has no memory on that socket (--no-huge gives it only to the first, or --socket-mem
       // left it out): a pool of its own elsewhere, remote memory for those ports.
-      pool = rte_pktmbuf_pool_create(name.c_str(), count, kMempoolCacheSize, 0,
-                                     static_cast<std::uint16_t>(data_room), SOCKET_ID_ANY);
+      pool = rte_pktmbuf_pool_create(name.c_str(), count, kMempoolCacheSize, 0, data_room,
+                                     SOCKET_ID_ANY);
       if (pool != nullptr) {
         notes_.push_back("mempool " + name + ": no memory on socket " + std::to_string(socket) +
                          ", placed on socket " + std::to_string(pool->socket_id) +

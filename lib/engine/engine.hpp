@@ -19,6 +19,7 @@
 #include "common/waker.hpp"
 #include "config/config.hpp"
 #include "engine/counters.hpp"
+#include "engine/memory_plan.hpp"
 #include "engine/placement.hpp"
 #include "engine/port_queues.hpp"
 #include "engine/worker.hpp"
@@ -80,6 +81,10 @@ class Engine {
   }
   const std::string& placement_report() const { return placement_report_; }
   const std::vector<std::string>& notes() const { return notes_; }  // adjustments, to log
+  // What the pools were sized by (memory_plan.hpp), and the pools themselves (`show memory`).
+  const MemoryPlan& memory_plan() const { return memory_plan_; }
+  const std::map<int, rte_mempool*>& mempools() const { return mempools_; }  // by socket
+  const rte_mempool* control_pool() const { return control_pool_; }
 
  private:
   // What a cross-connect joins: a port or a bond.
@@ -112,6 +117,7 @@ class Engine {
 
   config::Config config_;
   std::vector<std::unique_ptr<drivers::EthdevPort>> ports_;
+  MemoryPlan memory_plan_;
   std::map<int, rte_mempool*> mempools_;  // by socket
   rte_mempool* control_pool_ = nullptr;   // LACPDUs and marker responses
   rte_rcu_qsbr* qsbr_ = nullptr;          // workers' quiescent states, for bond tables

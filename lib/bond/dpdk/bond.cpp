@@ -18,7 +18,6 @@
 namespace braid::bond {
 namespace {
 
-constexpr std::size_t kSlowRingSize = 1024;  // LACPDUs arrive at a few per second per member
 constexpr std::size_t kEventLogCapacity = 256;
 constexpr std::uint64_t kHealthSampleInterval = 1'000'000'000;  // the error-rate counters, 1 s
 
@@ -91,7 +90,7 @@ Bond::Bond(const config::BondConfig& config, std::vector<drivers::EthdevPort*> m
   const std::string ring_name =
       ("slow" + std::to_string(rings_made.fetch_add(1)) + "_" + config_.name)
           .substr(0, RTE_RING_NAMESIZE - 1);
-  slow_ring_ = rte_ring_create(ring_name.c_str(), kSlowRingSize, SOCKET_ID_ANY, RING_F_SC_DEQ);
+  slow_ring_ = rte_ring_create(ring_name.c_str(), kSlowRingSlots, SOCKET_ID_ANY, RING_F_SC_DEQ);
   if (slow_ring_ == nullptr) {
     throw std::runtime_error("bond " + config_.name + ": cannot create ring " + ring_name + ": " +
                              rte_strerror(rte_errno));

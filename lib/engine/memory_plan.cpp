@@ -1,0 +1,122 @@
+#include "engine/memory_plan.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <map>
+
+#include "bond/bucket_assignment.hpp"
+#include "bond/slow_policer.hpp"
+#include "engine/placement.hpp"
+#include "engine/port_queues.hpp"
+
+namespace braid::engine {
+namespace {
+
+// A bond keeps the published distribution table and the one being built: two generations.
+constexpr std::uint64_t kTableGenerations = 2;
+constexpr std::uint64_t kBucketBytes = 2;  // bond::MemberIndex
+
+std::string mib(std::uint64_t bytes) {
+  char text[32];
+  if (bytes < 1024 * 1024) {
+    std::snprintf(text, sizeof text, "%.1f KiB", static_cast<double>(bytes) / 1024.0);
+  } else {
+    std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  }
+  return text;
+}
+
+}  // namespace
+
+std::uint64_t mempool_bytes(std::uint32_t mbufs, std::uint32_t data_room) {
+  return std::uint64_t{mbufs} * mempool_object_bytes(data_room) +
+         std::bit_ceil(std::uint64_t{mbufs} + 1) * sizeof(void*);
+}
+
+std::uint32_t data_room_for_mtu(std::uint32_t max_mtu) {
+  return std::max(kMbufDefaultDataRoom, max_mtu + kFrameOverhead + kMbufHeadroom);
+}
+
+MemoryPlan plan_memory(const config::Config& config, const std::vector<int>& port_sockets,
+                       int main_socket) {
+  std::map<int, SocketMemory> sockets;
+  std::map<int, std::uint32_t> max_mtu;
+  sockets[main_socket].socket = main_socket;
+  MemoryPlan plan;
+  plan.control_mbufs = kControlPoolSpare;
+  const std::size_t workers = config.workers.lcores.size();
+  for (std::size_t i = 0; i < config.ports.size(); ++i) {
+    const config::PortConfig& port = config.ports[i];
+    const int socket =
+        i < port_sockets.size() && port_sockets[i] != kAnySocket ? port_sockets[i] : main_socket;
+    const PortQueues queues = plan_port_queues(port, config.bond_of_port(port.name), workers);
+    SocketMemory& s = sockets[socket];
+    s.socket = socket;
+    MempoolDemand& d = s.demand;
+    const std::uint64_t rx = queues.rx_descriptors(port.rx_descriptors);
+    const std::uint64_t tx = std::uint64_t{queues.tx_queues} * port.tx_descriptors;
+    d.rx_descriptors += rx;
+    d.tx_descriptors += tx;
+    d.pmd_held += port.extra_mbufs;
+    // Held packets come from the pool of the port that received them: any socket's.
+    d.bucket_holds = std::uint64_t{bond::kHeldPacketsPerWorker} * workers * config.bonds.size();
+    d.lcores = static_cast<std::uint32_t>(workers + 1);
+    d.egress_ports = static_cast<std::uint32_t>(config.ports.size());
+    d.burst = config.workers.burst;
+    s.descriptor_bytes += (rx + tx) * kDescriptorBytes;
+    max_mtu[socket] = std::max<std::uint32_t>(max_mtu[socket], port.mtu);
+    if (queues.control_tx_queue) {
+      plan.control_mbufs += kControlTxDescriptors + kControlFramesInFlightPerMember;
+    }
+  }
+  for (auto& [socket, s] : sockets) {
+    if (!max_mtu.contains(socket)) continue;  // the main socket without ports: control only
+    s.mbufs = mbufs_needed(s.demand);
+    s.data_room = data_room_for_mtu(max_mtu[socket]);
+    s.mempool_bytes = mempool_bytes(s.mbufs, s.data_room);
+  }
+  SocketMemory& main = sockets[main_socket];
+  main.control_bytes = mempool_bytes(plan.control_mbufs, kMbufDefaultDataRoom) +
+                       config.bonds.size() * bond::kSlowRingSlots * sizeof(void*);
+  for (const config::BondConfig& bond : config.bonds)
+    plan.bond_table_bytes += std::uint64_t{bond.buckets} * kBucketBytes * kTableGenerations;
+  for (auto& [socket, s] : sockets)
+    plan.sockets.push_back(s);
+  return plan;
+}
+
+std::string format_memory_plan(const MemoryPlan& plan) {
+  std::string text = "memory: what braid allocates from DPDK (hugepages), per NUMA socket\n";
+  char line[256];
+  for (const SocketMemory& s : plan.sockets) {
+    std::snprintf(line, sizeof line, "  socket %d: %s (%llu bytes)\n", s.socket,
+                  mib(s.total_bytes()).c_str(), static_cast<unsigned long long>(s.total_bytes()));
+    text += line;
+    if (s.mbufs != 0) {
+      std::snprintf(line, sizeof line,
+                    "    mempool: %u mbufs x %llu B (%u B data room) = %s\n"
+                    "    descriptor rings: %llu RX + %llu TX descriptors = %s\n",
+                    s.mbufs, static_cast<unsigned long long>(mempool_object_bytes(s.data_room)),
+                    s.data_room, mib(s.mempool_bytes).c_str(),
+                    static_cast<unsigned long long>(s.demand.rx_descriptors),
+                    static_cast<unsigned long long>(s.demand.tx_descriptors),
+                    mib(s.descriptor_bytes).c_str());
+      text += line;
+    }
+    if (s.control_bytes != 0) {
+      std::snprintf(line, sizeof line, "    control pool (%u mbufs) and slow rings: %s\n",
+                    plan.control_mbufs, mib(s.control_bytes).c_str());
+      text += line;
+    }
+  }
+  std::snprintf(line, sizeof line, "  process memory (not hugepages): bond tables %s\n",
+                mib(plan.bond_table_bytes).c_str());
+  text += line;
+  text +=
+      "  plus DPDK's own: EAL heap and memzones, per-lcore mempool caches, PMD queues "
+      "(scripts/hugepages adds 256 MiB per node for them)\n";
+  return text;
+}
+
+}  // namespace braid::engine
