@@ -121,6 +121,13 @@ void show_workers(EngineView& view, Output& out) {
                                    ? engine.port(route.port).name()
                                    : "port" + std::to_string(route.port);
       queues += (queues.empty() ? "" : " ") + name + "/" + std::to_string(route.queue);
+      // A queue polled across sockets says so: the NUMA placement report's warning, kept visible.
+      if (route.port < engine.port_count()) {
+        const int socket = engine.port(route.port).socket();
+        if (socket >= 0 && socket != worker.socket) {
+          queues += "(socket " + std::to_string(socket) + ")";
+        }
+      }
     }
     const WorkerRates rates =
         w < view.worker_rates().size() ? view.worker_rates()[w] : WorkerRates{};

@@ -157,3 +157,28 @@ def test_the_plan_in_deploy_md_is_what_braid_prints():
                             timeout=60, cwd=SOURCE_ROOT)
     assert result.returncode == 0, result.stderr
     assert shown == result.stdout
+
+
+def test_the_dual_socket_gateway_is_planned_per_socket_like_scripts_hugepages_does(demo, tmp_path):
+    """config/dual-socket-2x2x100g.yaml on the machine it was written for (a sysfs with its
+    devices on two nodes): a pool per socket, each the size scripts/hugepages reserves for."""
+    sysfs = tmp_path / "sys"
+    for address, node in [("0000:3b:00.0", 0), ("0000:5e:00.0", 0), ("0000:5e:00.1", 0),
+                          ("0000:af:00.0", 1), ("0000:d8:00.0", 1), ("0000:d8:00.1", 1)]:
+        device = sysfs / "bus/pci/devices" / address
+        device.mkdir(parents=True)
+        (device / "numa_node").write_text(f"{node}\n")
+    for node in (0, 1):
+        pages = sysfs / f"devices/system/node/node{node}/hugepages/hugepages-2048kB"
+        pages.mkdir(parents=True)
+        (pages / "nr_hugepages").write_text("0\n")
+        (pages / "free_hugepages").write_text("0\n")
+    (sysfs / "devices/system/node/node0/cpu0").mkdir()
+    (tmp_path / "proc").mkdir()
+    config = SOURCE_ROOT / "config/dual-socket-2x2x100g.yaml"
+    plan = memory_plan("-c", config, "--sysfs", sysfs)
+    assert sorted(plan) == [0, 1]
+    assert plan[0]["mbufs"] == plan[1]["mbufs"]  # the two halves are alike
+    check_plan_against_reservation(
+        plan, hugepage_reservation(config, "--sysfs", sysfs, "--procfs", tmp_path / "proc"),
+        dpdk_own_bytes(demo))

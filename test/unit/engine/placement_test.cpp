@@ -17,6 +17,33 @@ TEST(Placement, QueuesStayOnTheirSocketAndBalance) {
   EXPECT_EQ(placement.per_worker[3], (std::vector<RxQueueRef>{{1, 1}, {1, 3}}));
 }
 
+// config/dual-socket-2x2x100g.yaml: a host port and a bond of two on each socket, two RX
+// queues each, workers 2, 4, 6 on socket 0 and 1, 3, 5 on socket 1: every queue is polled on its
+// own socket, and every worker has queues.
+TEST(Placement, TheDualSocketGatewayPollsEveryQueueOnItsOwnSocket) {
+  const std::vector<PlacementPort> ports = {{"host0", 0, 2}, {"s0-a", 0, 2}, {"s0-b", 0, 2},
+                                            {"host1", 1, 2}, {"s1-a", 1, 2}, {"s1-b", 1, 2}};
+  const std::vector<PlacementWorker> workers = {{2, 0}, {4, 0}, {6, 0}, {1, 1}, {3, 1}, {5, 1}};
+  const Placement placement = place(ports, workers);
+  EXPECT_TRUE(placement.warnings.empty());
+  std::size_t polled = 0;
+  for (std::size_t w = 0; w < workers.size(); ++w) {
+    EXPECT_EQ(placement.per_worker[w].size(), 2u) << "lcore " << workers[w].lcore;
+    for (const RxQueueRef& ref : placement.per_worker[w]) {
+      EXPECT_EQ(ports[ref.port].socket, workers[w].socket)
+          << ports[ref.port].name << "/" << ref.queue << " on lcore " << workers[w].lcore;
+      ++polled;
+    }
+  }
+  EXPECT_EQ(polled, 12u);
+  const std::string report = format_placement(ports, workers, placement);
+  EXPECT_NE(
+      report.find("worker lcore 1 (socket 1): polls host1/rxq0(socket 1) s1-a/rxq1(socket 1)"),
+      std::string::npos)
+      << report;
+  EXPECT_EQ(report.find("warning"), std::string::npos) << report;
+}
+
 TEST(Placement, EveryQueueIsPolledExactlyOnce) {
   const std::vector<PlacementPort> ports = {{"a", 0, 3}, {"b", kAnySocket, 5}, {"c", 0, 1}};
   const std::vector<PlacementWorker> workers = {{1, 0}, {2, 0}, {5, 0}};
