@@ -74,11 +74,20 @@ inline unsigned try_hash_l34_ipv4_x4(const std::array<ByteSpan, kL34Lanes>& tagg
   using C = Ipv4L34HashConstants;
   // A frame too short for the loads reads a zero frame instead, which fails the EtherType check.
   alignas(16) static constexpr std::array<std::uint8_t, 64> kNoFrame{};
+  // Past the tags as skip_vlan_tags goes, without its branch: a frame shorter than
+  // kL34LaneMinFrame is declined tagged or not, so only longer ones need looking at, and those
+  // hold both TPIDs' bytes.
   std::array<ByteSpan, kL34Lanes> frames;
   std::array<const std::uint8_t*, kL34Lanes> bytes;
   std::array<const std::uint8_t*, kL34Lanes> bth_bytes;
   for (unsigned i = 0; i < kL34Lanes; ++i) {
-    frames[i] = skip_vlan_tags(tagged[i]);
+    const std::uint8_t* raw =
+        tagged[i].size() >= kL34LaneMinFrame ? tagged[i].data() : kNoFrame.data();
+    const bool one = is_vlan_tpid(static_cast<std::uint16_t>(raw[12] << 8 | raw[13]));
+    const bool two = one & is_vlan_tpid(static_cast<std::uint16_t>(raw[12 + kVlanTagBytes] << 8 |
+                                                                   raw[13 + kVlanTagBytes]));
+    const std::size_t tags_bytes = kVlanTagBytes * (std::size_t{one} + std::size_t{two});
+    frames[i] = ByteSpan(tagged[i].data() + tags_bytes, tagged[i].size() - tags_bytes);
     bytes[i] = frames[i].size() >= kL34LaneMinFrame ? frames[i].data() : kNoFrame.data();
     bth_bytes[i] = frames[i].size() >= kL34LaneMinRocev2Frame ? frames[i].data() : kNoFrame.data();
   }

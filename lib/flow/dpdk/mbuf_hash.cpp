@@ -23,42 +23,40 @@ ByteSpan first_segment(const rte_mbuf* mbuf) {
   return {rte_pktmbuf_mtod(mbuf, const std::uint8_t*), rte_pktmbuf_data_len(mbuf)};
 }
 
+// The lanes the four-lane path declined (IPv6, options, fragments...): the scalar fast path,
+// then the full parser.
+void hash_declined_lanes(const FlowHasher& hasher, const std::array<ByteSpan, kL34Lanes>& frames,
+                         unsigned lanes, unsigned hashed, std::uint32_t* hashes) {
+  for (unsigned i = 0; i < lanes; ++i) {
+    if ((hashed >> i & 1) == 0 && !try_hash_l34(frames[i], hashes[i]))
+      hashes[i] = hasher.hash_frame(frames[i]);
+  }
+}
+
 // IPv4 TCP, UDP and RoCEv2, tagged or not, most storage traffic, four frames at a time
-// (l34_fast_path_x4.hpp). The lanes it declines (IPv6 mostly) are noted and hashed after the
-// chunk's four-lane pass, one by one: the scalar fast path, then the full parser. Noting them
-// costs a store per frame and no branch; testing each group of four for a declined lane was a
-// branch that traffic with a quarter of IPv6 frames mispredicted every other group.
+// (l34_fast_path_x4.hpp).
 void hash_l34_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint16_t count,
                     std::uint32_t* hashes) {
-  std::array<std::uint16_t, kHashBurstSize> declined;
-  for (std::uint16_t chunk = 0; chunk < count;
-       chunk = static_cast<std::uint16_t>(chunk + kHashBurstSize)) {
-    const std::uint16_t end =
-        static_cast<std::uint16_t>(std::min<std::size_t>(count, chunk + kHashBurstSize));
-    unsigned declined_count = 0;
-    for (std::uint16_t start = chunk; start < end;
-         start = static_cast<std::uint16_t>(start + kL34Lanes)) {
-      const unsigned lanes = std::min<unsigned>(kL34Lanes, end - start);
-      std::array<ByteSpan, kL34Lanes> frames{};
-      for (unsigned i = 0; i < lanes; ++i) {
-        if (start + i + kPrefetchDistance < count)
-          rte_prefetch0(rte_pktmbuf_mtod(mbufs[start + i + kPrefetchDistance], const void*));
-        frames[i] = first_segment(mbufs[start + i]);
-      }
-      std::array<std::uint32_t, kL34Lanes> lane_hashes{};
-      const unsigned hashed = try_hash_l34_ipv4_x4(frames, lane_hashes.data());
-      for (unsigned i = 0; i < lanes; ++i) {
-        hashes[start + i] = lane_hashes[i];
-        declined[declined_count] = static_cast<std::uint16_t>(start + i);
-        declined_count += (hashed >> i & 1) ^ 1;
-      }
+  constexpr unsigned kAllLanes = (1u << kL34Lanes) - 1;
+  std::array<ByteSpan, kL34Lanes> frames;
+  std::uint16_t start = 0;
+  for (; start + kL34Lanes <= count; start += kL34Lanes) {
+    for (unsigned i = 0; i < kL34Lanes; ++i) {
+      if (start + i + kPrefetchDistance < count)
+        rte_prefetch0(rte_pktmbuf_mtod(mbufs[start + i + kPrefetchDistance], const void*));
+      frames[i] = first_segment(mbufs[start + i]);
     }
-    for (unsigned k = 0; k < declined_count; ++k) {
-      const std::uint16_t at = declined[k];
-      const ByteSpan frame = first_segment(mbufs[at]);
-      if (!try_hash_l34(frame, hashes[at])) hashes[at] = hasher.hash_frame(frame);
-    }
+    const unsigned hashed = try_hash_l34_ipv4_x4(frames, hashes + start);
+    if (hashed != kAllLanes) hash_declined_lanes(hasher, frames, kL34Lanes, hashed, hashes + start);
   }
+  if (start == count) return;
+  const unsigned lanes = count - start;
+  for (unsigned i = 0; i < kL34Lanes; ++i)
+    frames[i] = i < lanes ? first_segment(mbufs[start + i]) : ByteSpan();
+  std::array<std::uint32_t, kL34Lanes> tail{};
+  const unsigned hashed = try_hash_l34_ipv4_x4(frames, tail.data());
+  hash_declined_lanes(hasher, frames, lanes, hashed, tail.data());
+  std::copy_n(tail.data(), lanes, hashes + start);
 }
 
 // The software policy's hash of one frame: through the l34 fast path where that is the policy.
