@@ -3,11 +3,11 @@
 // spends almost nothing in braid's own code. With SSE4.1 (x86-64's DPDK baseline includes it)
 // the four frames' header words are transposed into vectors and checked and hashed together,
 // about a third of the instructions per frame. RoCEv2 lanes take their flow word from the BTH's
-// destination QP in the same pass. Lanes it declines (IPv6, VLAN tags, options, fragments,
-// short frames) are left to the caller's scalar paths.
+// destination QP in the same pass. Tagged frames are read past their tags (vlan_tags.hpp). Lanes
+// it declines (IPv6, options, fragments, short frames) are left to the caller's scalar paths.
 //
-// Accepts exactly the frames try_hash_l34_ipv4 or try_hash_l34_ipv4_rocev2 accepts and writes
-// the same hashes (unit and fuzz tests check both).
+// Accepts exactly the frames try_hash_l34_ipv4_lane accepts and writes the same hashes (unit
+// and fuzz tests check both).
 #pragma once
 
 #include <array>
@@ -33,6 +33,7 @@ inline constexpr std::size_t kL34LaneMinRocev2Frame = 54;
 
 // Scalar equivalent of one lane: what the unit tests and non-SSE builds use.
 inline bool try_hash_l34_ipv4_lane(ByteSpan frame, std::uint32_t& hash) {
+  frame = skip_vlan_tags(frame);
   return try_hash_l34_ipv4(frame, hash) || try_hash_l34_ipv4_rocev2(frame, hash);
 }
 
@@ -66,16 +67,27 @@ inline __m128i share(__m128i word, std::uint32_t secret, std::uint32_t multiplie
 }  // namespace l34_x4_detail
 
 // Returns the mask of lanes hashed (bit i: hashes[i] is valid).
-inline unsigned try_hash_l34_ipv4_x4(const std::array<ByteSpan, kL34Lanes>& frames,
+inline unsigned try_hash_l34_ipv4_x4(const std::array<ByteSpan, kL34Lanes>& tagged,
                                      std::uint32_t* hashes) {
   static_assert(std::endian::native == std::endian::little, "SSE path assumes little-endian");
   using namespace l34_x4_detail;
   using C = Ipv4L34HashConstants;
   // A frame too short for the loads reads a zero frame instead, which fails the EtherType check.
   alignas(16) static constexpr std::array<std::uint8_t, 64> kNoFrame{};
+  // Past the tags as skip_vlan_tags goes, without its branch: a frame shorter than
+  // kL34LaneMinFrame is declined tagged or not, so only longer ones need looking at, and those
+  // hold both TPIDs' bytes.
+  std::array<ByteSpan, kL34Lanes> frames;
   std::array<const std::uint8_t*, kL34Lanes> bytes;
   std::array<const std::uint8_t*, kL34Lanes> bth_bytes;
   for (unsigned i = 0; i < kL34Lanes; ++i) {
+    const std::uint8_t* raw =
+        tagged[i].size() >= kL34LaneMinFrame ? tagged[i].data() : kNoFrame.data();
+    const bool one = is_vlan_tpid(static_cast<std::uint16_t>(raw[12] << 8 | raw[13]));
+    const bool two = one & is_vlan_tpid(static_cast<std::uint16_t>(raw[12 + kVlanTagBytes] << 8 |
+                                                                   raw[13 + kVlanTagBytes]));
+    const std::size_t tags_bytes = kVlanTagBytes * (std::size_t{one} + std::size_t{two});
+    frames[i] = ByteSpan(tagged[i].data() + tags_bytes, tagged[i].size() - tags_bytes);
     bytes[i] = frames[i].size() >= kL34LaneMinFrame ? frames[i].data() : kNoFrame.data();
     bth_bytes[i] = frames[i].size() >= kL34LaneMinRocev2Frame ? frames[i].data() : kNoFrame.data();
   }

@@ -5,12 +5,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "flow/vlan_tags.hpp"
+
 namespace braid::flow {
 namespace {
 
-constexpr std::size_t kEthernetHeaderBytes = 14;     // IEEE 802.3 §3.1.1: DA, SA, Length/Type
-constexpr std::size_t kVlanTagBytes = 4;             // IEEE 802.1Q §9.3: TPID + TCI
-constexpr std::uint8_t kMaxVlanTags = 2;             // one S-tag + one C-tag (IEEE 802.1ad)
 constexpr std::size_t kIpv4MinHeaderBytes = 20;      // RFC 791 §3.1, IHL = 5
 constexpr std::size_t kIpv6HeaderBytes = 40;         // RFC 8200 §3
 constexpr std::size_t kIpv6ExtUnitBytes = 8;         // RFC 8200 §4.3: Hdr Ext Len in 8-octet units
@@ -35,11 +34,6 @@ constexpr std::uint16_t kIpv4FragmentOffsetMask = 0x1FFF;
 constexpr std::uint16_t kIpv6FragmentOffsetShift = 3;
 constexpr std::uint16_t kIpv6FlagMoreFragments = 0x0001;
 constexpr std::uint32_t kIpv6FlowLabelMask = 0x000FFFFF;
-
-constexpr bool is_vlan_tpid(std::uint16_t ethertype) {
-  return ethertype == kEtherTypeVlan || ethertype == kEtherTypeQinQ ||
-         ethertype == kEtherTypeQinQLegacy;
-}
 
 template <std::size_t N>
 void copy_bytes(std::array<std::uint8_t, N>& to, ByteSpan from, std::size_t offset,

@@ -79,17 +79,32 @@ class BondEgress {
                   engine::WorkerCounters& counters) {
     std::array<std::uint32_t, engine::kMaxBurst> hashes;
     flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, hashes.data());
+    // Whether a flowlet policy reads the activity is asked once per burst, so the per-packet
+    // loop has no branch on it; then one TSC read per burst.
+    if (activity_ != nullptr && shared_->record_activity->load(std::memory_order_relaxed)) {
+      fan_out<true>(table, packets, hashes.data(), n, activity_stamp(rte_rdtsc()), counters);
+    } else {
+      fan_out<false>(table, packets, hashes.data(), n, 0, counters);
+    }
+  }
+
+  // Each packet to its bucket's member, held or dropped; under a flowlet policy its bucket's
+  // activity is recorded in the same pass (two stores into this worker's own array).
+  template <bool kRecordActivity>
+  void fan_out(const BondTable& table, rte_mbuf** packets, const std::uint32_t* hashes,
+               std::uint16_t n, std::uint32_t stamp, engine::WorkerCounters& counters) {
     std::array<rte_mbuf*, engine::kMaxBurst> unsendable;
     std::uint16_t dropped = 0;
-    if (activity_ != nullptr && shared_->record_activity->load(std::memory_order_relaxed)) {
-      // One TSC read per burst; per packet two stores into this worker's own array.
-      const std::uint32_t stamp = activity_stamp(rte_rdtsc());
-      for (std::uint16_t i = 0; i < n; ++i)
-        activity_->record(hashes[i] >> table.bucket_shift, stamp);
-    }
     std::uint16_t hold_full = 0;
+    // The table's fields once per burst (a flush inside the loop is a call the compiler must
+    // assume changes them).
+    const MemberIndex* buckets = table.buckets.data();
+    const std::uint32_t bucket_shift = table.bucket_shift;
+    BucketActivityArray* activity = activity_;
     for (std::uint16_t i = 0; i < n; ++i) {
-      const MemberIndex member = table.member_for(hashes[i]);
+      const std::uint32_t bucket = hashes[i] >> bucket_shift;
+      if constexpr (kRecordActivity) activity->record(bucket, stamp);
+      const MemberIndex member = buckets[bucket];
       if (member < kHeldBucket) {
         member_tx_[member]->add_one(packets[i]);
       } else if (member == kNoMember || !hold_.push(packets[i], hashes[i])) {

@@ -23,8 +23,8 @@ ByteSpan first_segment(const rte_mbuf* mbuf) {
   return {rte_pktmbuf_mtod(mbuf, const std::uint8_t*), rte_pktmbuf_data_len(mbuf)};
 }
 
-// The lanes the four-lane path declined (IPv6, tagged, options, fragments...): the scalar
-// fast path, then the full parser.
+// The lanes the four-lane path declined (IPv6, options, fragments...): the scalar fast path,
+// then the full parser.
 void hash_declined_lanes(const FlowHasher& hasher, const std::array<ByteSpan, kL34Lanes>& frames,
                          unsigned lanes, unsigned hashed, std::uint32_t* hashes) {
   for (unsigned i = 0; i < lanes; ++i) {
@@ -33,7 +33,7 @@ void hash_declined_lanes(const FlowHasher& hasher, const std::array<ByteSpan, kL
   }
 }
 
-// IPv4 TCP, UDP and RoCEv2, most storage traffic, four frames at a time
+// IPv4 TCP, UDP and RoCEv2, tagged or not, most storage traffic, four frames at a time
 // (l34_fast_path_x4.hpp).
 void hash_l34_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint16_t count,
                     std::uint32_t* hashes) {
@@ -53,10 +53,36 @@ void hash_l34_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint1
   const unsigned lanes = count - start;
   for (unsigned i = 0; i < kL34Lanes; ++i)
     frames[i] = i < lanes ? first_segment(mbufs[start + i]) : ByteSpan();
-  std::array<std::uint32_t, kL34Lanes> tail;
+  std::array<std::uint32_t, kL34Lanes> tail{};
   const unsigned hashed = try_hash_l34_ipv4_x4(frames, tail.data());
   hash_declined_lanes(hasher, frames, lanes, hashed, tail.data());
   std::copy_n(tail.data(), lanes, hashes + start);
+}
+
+// The software policy's hash of one frame: through the l34 fast path where that is the policy.
+std::uint32_t software_hash(const FlowHasher& hasher, ByteSpan frame) {
+  std::uint32_t hash = 0;
+  if (hasher.software_policy() == HashPolicy::l34 && try_hash_l34(frame, hash)) return hash;
+  return hasher.hash_frame(frame);
+}
+
+// A load per packet; the packets the PMD left unhashed are noted (no branch) and hashed after.
+void hash_nic_rss_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint16_t count,
+                        std::uint32_t* hashes) {
+  std::array<std::uint16_t, kHashBurstSize> unhashed;
+  for (std::uint16_t chunk = 0; chunk < count;
+       chunk = static_cast<std::uint16_t>(chunk + kHashBurstSize)) {
+    const std::uint16_t end =
+        static_cast<std::uint16_t>(std::min<std::size_t>(count, chunk + kHashBurstSize));
+    unsigned unhashed_count = 0;
+    for (std::uint16_t i = chunk; i < end; ++i) {
+      hashes[i] = mbufs[i]->hash.rss;
+      unhashed[unhashed_count] = i;
+      unhashed_count += has_nic_hash(mbufs[i]) ? 0 : 1;
+    }
+    for (unsigned k = 0; k < unhashed_count; ++k)
+      hashes[unhashed[k]] = software_hash(hasher, first_segment(mbufs[unhashed[k]]));
+  }
 }
 
 }  // namespace
@@ -67,15 +93,13 @@ void mbuf_flow_key(const rte_mbuf* mbuf, FlowKey& key) {
 
 std::uint32_t mbuf_hash(const FlowHasher& hasher, const rte_mbuf* mbuf) {
   if (hasher.policy() == HashPolicy::nic_rss && has_nic_hash(mbuf)) return mbuf->hash.rss;
-  return hasher.hash_frame(first_segment(mbuf));
+  return software_hash(hasher, first_segment(mbuf));
 }
 
 void mbuf_hash_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint16_t count,
                      std::uint32_t* hashes) {
   if (hasher.policy() == HashPolicy::nic_rss) {
-    // Mostly a load per packet; only packets the PMD left unhashed are parsed.
-    for (std::uint16_t i = 0; i < count; ++i)
-      hashes[i] = mbuf_hash(hasher, mbufs[i]);
+    hash_nic_rss_burst(hasher, mbufs, count, hashes);
     return;
   }
   if (hasher.policy() == HashPolicy::l34) {
