@@ -199,12 +199,15 @@ TEST(Classifier, RoceByOpcodeAndQueuePair) {
   EXPECT_EQ(classifier.first_rule(fields), 2);
   ASSERT_TRUE(fields_from_frame(ByteSpan(tcp4(1, 2, 26 << 2)), fields));
   EXPECT_EQ(classifier.first_rule(fields), 3);
-  // A BTH cut short: UDP 4791 but no RoCE.
+  // A BTH cut short: UDP 4791 but not RoCE, so the RoCE rules pass it by and its DSCP 26 takes
+  // rule 3.
   Frame cut = roce4(0x150, 0x0A);
   cut.resize(14 + 20 + 8 + 11);
   cut[16] = 0;
   cut[17] = 20 + 8 + 11;  // total length matches the cut
-  EXPECT_EQ(classify(classifier, cut), kBulk);
+  EXPECT_EQ(classify(classifier, cut), kFront);
+  ASSERT_TRUE(fields_from_frame(ByteSpan(cut), fields));
+  EXPECT_EQ(classifier.first_rule(fields), 3);
 }
 
 TEST(Classifier, FirstMatchWinsInRuleOrder) {

@@ -65,8 +65,9 @@ TEST(FrameFields, FastPathAgreesWithTheParserOnEveryTruncationAndCorruption) {
       ASSERT_EQ(fast, parsed(bytes)) << "round " << round << ", " << size << " bytes";
     }
   }
-  // Most of the uncorrupted shapes take the fast path; some do not.
-  EXPECT_GT(accepted, checked / 2);
+  // Every prefix counts, and prefixes shorter than the IP header never take the fast path; still
+  // a good part of them does, and some (corrupted or cut) do not.
+  EXPECT_GT(accepted, checked / 4);
   EXPECT_LT(accepted, checked);
 }
 
