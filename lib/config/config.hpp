@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "classify/class_spec.hpp"
 #include "health/member_health.hpp"
 
 namespace braid::config {
@@ -165,6 +166,7 @@ struct BondConfig {
   LacpSettings lacp;
   SchedulerConfig scheduler;
   HealthConfig health;
+  classify::ClassifierSpec classes;  // traffic classes (doc/classes.md); none by default
 };
 
 struct CrossConnect {

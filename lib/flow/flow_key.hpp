@@ -101,6 +101,9 @@ struct L3Header {
   std::uint8_t protocol;      // upper-layer protocol, after IPv6 extension headers
   std::uint8_t fragment;      // FragmentFlag bits
   std::uint8_t ttl;           // IPv4 TTL or IPv6 hop limit
+  // IPv4 TOS / IPv6 Traffic Class octet: DSCP in the upper six bits (RFC 2474 §3), ECN in the
+  // lower two (RFC 3168 §5). Not hashed: traffic classes (lib/classify) read it.
+  std::uint8_t traffic_class;
 };
 
 struct L4Header {
@@ -109,6 +112,7 @@ struct L4Header {
   std::uint32_t roce_dest_qp;  // RoCEv2 BTH destination QP (24 bits)
   std::uint8_t icmp_type;      // ICMP / ICMPv6
   std::uint8_t icmp_code;
+  std::uint8_t roce_opcode;  // RoCEv2 BTH OpCode (first octet): traffic classes read it
 };
 
 enum class TunnelKind : std::uint8_t { none, vxlan, gre };

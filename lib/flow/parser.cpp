@@ -135,6 +135,7 @@ class FrameParser {
 
     L3Header& l3 = *level.l3;
     l3.version = 4;
+    l3.traffic_class = bytes[1];
     l3.fragment_id = load_be16(bytes, 4);
     l3.ttl = bytes[8];
     l3.protocol = bytes[9];
@@ -159,6 +160,7 @@ class FrameParser {
     L3Header& l3 = *level.l3;
     l3.version = 6;
     l3.flow_label = load_be32(bytes, 0) & kIpv6FlowLabelMask;
+    l3.traffic_class = static_cast<std::uint8_t>(load_be16(bytes, 0) >> 4);  // RFC 8200 §3
     l3.protocol = bytes[6];
     l3.ttl = bytes[7];
     copy_bytes(l3.src_addr, bytes, 8, 16);
@@ -240,6 +242,7 @@ class FrameParser {
     ByteSpan payload = bytes.subspan(kUdpHeaderBytes);
     if (l4.dst_port == kUdpPortRocev2) {
       if (payload.size() < kBthBytes) return ParseStatus::truncated_l4;
+      l4.roce_opcode = payload[0];
       l4.roce_dest_qp = load_be32(payload, kBthDestQpOffset) & kBthDestQpMask;
       key_.layers |= level.roce_bit;
       return ParseStatus::ok;

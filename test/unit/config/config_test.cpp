@@ -5,6 +5,7 @@
 
 #include "config/config_loader.hpp"
 #include "config/demo_config.hpp"
+#include "config_text.hpp"
 
 namespace braid::config {
 namespace {
@@ -18,16 +19,6 @@ ports:
 cross_connect:
   - [p0, p1]
 )";
-
-// Returns the ConfigError message, or "" when the text is valid.
-std::string error_of(const std::string& text) {
-  try {
-    parse_config(text, "test.yaml");
-  } catch (const ConfigError& error) {
-    return error.what();
-  }
-  return "";
-}
 
 TEST(Config, MinimalFileGetsDefaults) {
   const Config config = parse_config(kMinimal, "test.yaml");
@@ -376,21 +367,6 @@ TEST(Config, BadControlAndMetricsValuesNameTheKey) {
 
 namespace braid::config {
 namespace {
-
-// A bond of two members, its last line `    <key>: ` waiting for the value under test.
-std::string two_member_bond(const std::string& key) {
-  return R"(
-ports:
-  - {name: host, device: net_ring0}
-  - {name: m0, device: net_ring1}
-  - {name: m1, device: net_ring2}
-cross_connect: [[host, uplink]]
-bonds:
-  - name: uplink
-    members: [m0, m1]
-    )" + key +
-         ": ";
-}
 
 TEST(Config, BondSchedulerDefaultsAndSettings) {
   const std::string ports = R"(

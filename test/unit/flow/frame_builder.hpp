@@ -42,6 +42,7 @@ class FrameBuilder {
                      std::uint16_t id = 0x1234, std::vector<std::uint8_t> options = {}) {
     fill_ethertype(0x0800);
     last_l3_version_ = 4;
+    last_l3_start_ = bytes_.size();
     length_fixups_.push_back({Fixup::ipv4, bytes_.size()});
     const auto ihl = static_cast<std::uint8_t>(5 + options.size() / 4);
     put8(static_cast<std::uint8_t>(0x40 | ihl));
@@ -61,6 +62,7 @@ class FrameBuilder {
   FrameBuilder& ipv6(const Ipv6& src, const Ipv6& dst, std::uint32_t flow_label = 0) {
     fill_ethertype(0x86DD);
     last_l3_version_ = 6;
+    last_l3_start_ = bytes_.size();
     length_fixups_.push_back({Fixup::ipv6, bytes_.size()});
     put32(0x60000000U | (flow_label & 0xFFFFF));
     put16(0);  // payload length: patched
@@ -68,6 +70,18 @@ class FrameBuilder {
     put8(64);  // hop limit
     append(src);
     append(dst);
+    return *this;
+  }
+
+  // Sets the last IP header's TOS / Traffic Class octet (DSCP << 2 | ECN).
+  FrameBuilder& traffic_class(std::uint8_t value) {
+    if (last_l3_version_ == 4) {
+      bytes_[last_l3_start_ + 1] = value;
+    } else {
+      bytes_[last_l3_start_] = static_cast<std::uint8_t>(0x60 | (value >> 4));
+      bytes_[last_l3_start_ + 1] =
+          static_cast<std::uint8_t>((bytes_[last_l3_start_ + 1] & 0x0F) | (value << 4));
+    }
     return *this;
   }
 
@@ -136,9 +150,9 @@ class FrameBuilder {
     return *this;
   }
 
-  // InfiniBand BTH (after UDP port 4791): opcode RC SEND only, P_Key 0xFFFF.
-  FrameBuilder& bth(std::uint32_t dest_qp, std::uint32_t psn = 0) {
-    put8(0x04);
+  // InfiniBand BTH (after UDP port 4791): by default opcode RC SEND only, P_Key 0xFFFF.
+  FrameBuilder& bth(std::uint32_t dest_qp, std::uint32_t psn = 0, std::uint8_t opcode = 0x04) {
+    put8(opcode);
     put8(0x40);
     put16(0xFFFF);
     put32(dest_qp & 0xFFFFFF);
@@ -242,6 +256,7 @@ class FrameBuilder {
   std::size_t open_ethertype_ = 0;
   std::size_t open_protocol_ = 0;
   int last_l3_version_ = 0;
+  std::size_t last_l3_start_ = 0;
 };
 
 inline constexpr Mac kMacA = {0x02, 0x00, 0x00, 0x00, 0x00, 0x0A};

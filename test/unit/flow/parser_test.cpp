@@ -301,6 +301,29 @@ TEST(FlowParser, RoceV2DestinationQp) {
   EXPECT_EQ(key.status, ParseStatus::ok);
   EXPECT_EQ(key.layers, kLayerL2 | kLayerL3 | kLayerL4 | kLayerRoce);
   EXPECT_EQ(key.l4.roce_dest_qp, 0xABCDEFU);
+  EXPECT_EQ(key.l4.roce_opcode, 0x04);  // RC SEND only
+}
+
+TEST(FlowParser, TrafficClassAndBthOpcode) {
+  // DSCP 46 (EF) with ECT(0); the frame builder's BTH opcode 0x0A is RC RDMA WRITE only.
+  const FlowKey v4 = parse(FrameBuilder()
+                               .ethernet(kMacB, kMacA)
+                               .ipv4(kIpv4A, kIpv4B)
+                               .traffic_class(46 << 2 | 2)
+                               .udp(49152, kUdpPortRocev2)
+                               .bth(7, 0, 0x0A)
+                               .build());
+  EXPECT_EQ(v4.l3.traffic_class, 46 << 2 | 2);
+  EXPECT_EQ(v4.l4.roce_opcode, 0x0A);
+  const FlowKey v6 = parse(FrameBuilder()
+                               .ethernet(kMacB, kMacA)
+                               .ipv6(kIpv6A, kIpv6B, 0xABCDE)
+                               .traffic_class(26 << 2 | 1)
+                               .tcp(1, 2)
+                               .build());
+  EXPECT_EQ(v6.l3.traffic_class, 26 << 2 | 1);
+  EXPECT_EQ(v6.l3.flow_label, 0xABCDEU);  // the Traffic Class does not spill into it
+  EXPECT_EQ(v6.l3.version, 6);
 }
 
 TEST(FlowParser, VxlanInnerHeaders) {

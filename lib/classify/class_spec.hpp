@@ -1,0 +1,90 @@
+// What a bond's traffic classes are, as configured: class names, the ordered rules that pick a
+// class for a frame (first match wins) and the default class for the rest (doc/classes.md).
+// Plain data: the config loader fills it, the Classifier compiles it. Rules name classes by
+// index; the loader resolves the names. Per-class distribution settings (policy, members,
+// shares, ECN, PFC watchdog) will join ClassSpec.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace braid::classify {
+
+inline constexpr std::size_t kMaxClasses = 8;  // issue 16: at most 8 classes per bond
+inline constexpr std::size_t kMaxRules = 64;   // one bit each in the compiled tables' masks
+
+using ClassId = std::uint8_t;
+
+// Field ranges a rule can match (the standards' field widths).
+inline constexpr std::uint32_t kMaxDscp = 63;          // RFC 2474 §3: six bits
+inline constexpr std::uint32_t kMaxPcp = 7;            // IEEE 802.1Q §6.9.3: three bits
+inline constexpr std::uint32_t kMaxProtocol = 255;     // IANA protocol numbers
+inline constexpr std::uint32_t kMaxPort = 65535;       // TCP, UDP, SCTP ports
+inline constexpr std::uint32_t kMaxBthOpcode = 255;    // InfiniBand BTH OpCode: one octet
+inline constexpr std::uint32_t kMaxDestQp = 0xFFFFFF;  // InfiniBand BTH DestQP: 24 bits
+
+// An inclusive range of field values; a single value is first == last.
+struct ValueRange {
+  std::uint32_t first = 0;
+  std::uint32_t last = 0;
+};
+
+// The values a rule accepts for one field. Empty: the rule does not look at the field.
+using ValueSet = std::vector<ValueRange>;
+
+// Which headers a rule reads. `outer`: the frame as it is on the wire. `inner`: the headers
+// inside a VXLAN (UDP 4789) or GRE tunnel; an inner rule never matches an untunnelled frame.
+enum class HeaderLevel : std::uint8_t { outer, inner };
+
+// One rule: every field it names must match (an AND); a value set matches when the frame's field
+// lies in any of its ranges (an OR).
+struct Rule {
+  ClassId class_id = 0;
+  HeaderLevel header = HeaderLevel::outer;
+  ValueSet dscp;      // the IP header's DSCP (IPv4 TOS / IPv6 Traffic Class >> 2)
+  ValueSet pcp;       // the outermost VLAN tag's PCP: untagged frames do not match
+  ValueSet protocol;  // IP protocol (after IPv6 extension headers); fragments match too
+  ValueSet src_port;  // TCP, UDP or SCTP; never matches fragments or other protocols
+  ValueSet dst_port;
+  bool roce = false;      // RoCEv2: UDP destination port 4791 with a whole BTH
+  ValueSet roce_opcode;   // BTH OpCode (implies roce)
+  ValueSet roce_dest_qp;  // BTH destination QP (implies roce)
+
+  bool needs_roce() const { return roce || !roce_opcode.empty() || !roce_dest_qp.empty(); }
+  // True when the rule names no field: on the outer headers it would match every frame.
+  bool matches_anything() const {
+    return dscp.empty() && pcp.empty() && protocol.empty() && src_port.empty() &&
+           dst_port.empty() && !needs_roce();
+  }
+};
+
+struct ClassSpec {
+  std::string name;
+};
+
+struct ClassifierSpec {
+  std::vector<ClassSpec> classes;  // empty: the bond has no traffic classes
+  std::vector<Rule> rules;         // in order: the first that matches picks the class
+  ClassId default_class = 0;       // the class of frames no rule matches
+
+  bool enabled() const { return !classes.empty(); }
+};
+
+// Why `spec` cannot be compiled, or "" when it can: 1..kMaxClasses distinct non-empty names, a
+// default and every rule's class among them, at most kMaxRules rules, every range within its
+// field and not reversed, no outer rule that names no field (that is what the default is for),
+// and every class reachable (the default, or named by a rule).
+std::string spec_error(const ClassifierSpec& spec);
+
+// A rule as one line, the way the config spells it: `dscp 46 protocol 6 dst_port 4420-4421`.
+std::string describe(const Rule& rule);
+
+// "tcp", "udp", ... for the protocols a config may name; "" for others.
+std::string_view protocol_name(std::uint32_t protocol);
+// The protocol number of a name protocol_name knows, or -1.
+int protocol_number(std::string_view name);
+
+}  // namespace braid::classify

@@ -1,0 +1,165 @@
+// bonds[].classes: traffic class names, rules and the default class (doc/classes.md). Field
+// errors point at the value's line; what only the whole section can tell (a class no frame can
+// reach, a rule that names nothing) comes from classify::spec_error.
+#include "config/classes_loader.hpp"
+
+#include <cstdlib>
+#include <string>
+
+#include "config/config_validate.hpp"
+
+namespace braid::config {
+namespace {
+
+using classify::ClassifierSpec;
+using classify::HeaderLevel;
+using classify::Rule;
+using classify::ValueRange;
+using classify::ValueSet;
+
+bool parse_number(const std::string& text, std::uint32_t& value) {
+  if (text.empty() || text.size() > 10 || text.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  const unsigned long long parsed = std::strtoull(text.c_str(), nullptr, 10);
+  if (parsed > UINT32_MAX) return false;
+  value = static_cast<std::uint32_t>(parsed);
+  return true;
+}
+
+// One item of a value set: `46`, `"4420-4421"` or, for protocol, a name (tcp, udp, ...).
+ValueRange read_range(const YamlReader& in, const YAML::Node& node, const std::string& where,
+                      std::uint32_t max, bool protocol) {
+  const std::string text = in.scalar(node, where);
+  ValueRange range;
+  if (protocol && classify::protocol_number(text) >= 0) {
+    range.first = range.last = static_cast<std::uint32_t>(classify::protocol_number(text));
+    return range;
+  }
+  const std::size_t dash = text.find('-');
+  const bool valid = dash == std::string::npos
+                         ? parse_number(text, range.first)
+                         : parse_number(text.substr(0, dash), range.first) &&
+                               parse_number(text.substr(dash + 1), range.last);
+  if (!valid) {
+    in.fail(
+        node, where,
+        "expected a number or a range like 4420-4421" +
+            std::string(protocol ? " or a protocol name (icmp, tcp, udp, gre, icmpv6, sctp)" : "") +
+            ", got \"" + text + "\"");
+  }
+  if (dash == std::string::npos) range.last = range.first;
+  if (range.first > range.last) {
+    in.fail(node, where, "range " + text + " is reversed (write the lower bound first)");
+  }
+  if (range.last > max) {
+    in.fail(node, where, text + " is out of range (0.." + std::to_string(max) + ")");
+  }
+  return range;
+}
+
+// A value, a range or a list of them; absent: the rule does not look at the field.
+ValueSet read_values(const YamlReader& in, const YAML::Node& rule, const std::string& key,
+                     const std::string& where, std::uint32_t max) {
+  const YAML::Node node = rule[key];
+  ValueSet values;
+  if (!node.IsDefined()) return values;
+  const std::string at = where + "." + key;
+  const bool protocol = key == "protocol";
+  if (!node.IsSequence()) {
+    values.push_back(read_range(in, node, at, max, protocol));
+    return values;
+  }
+  if (node.size() == 0) in.fail(node, at, "an empty list matches nothing: leave the key out");
+  for (std::size_t i = 0; i < node.size(); ++i)
+    values.push_back(read_range(in, node[i], at + "[" + std::to_string(i) + "]", max, protocol));
+  return values;
+}
+
+// The index of class `name`, or a failure naming the classes there are.
+classify::ClassId class_index(const YamlReader& in, const ClassifierSpec& spec,
+                              const YAML::Node& node, const std::string& where,
+                              const std::string& name) {
+  std::string known;
+  for (std::size_t i = 0; i < spec.classes.size(); ++i) {
+    if (spec.classes[i].name == name) return static_cast<classify::ClassId>(i);
+    known += (i == 0 ? "" : ", ") + spec.classes[i].name;
+  }
+  in.fail(node, where, "unknown class \"" + name + "\" (classes.list has: " + known + ")");
+}
+
+Rule read_rule(const YamlReader& in, const YAML::Node& node, const std::string& where,
+               const ClassifierSpec& spec) {
+  in.expect_map(node, where,
+                {"class", "header", "dscp", "pcp", "protocol", "src_port", "dst_port", "roce",
+                 "roce_opcode", "roce_dest_qp"});
+  Rule rule;
+  rule.class_id = class_index(in, spec, node["class"], where + ".class",
+                              in.required_string(node, "class", where));
+  const std::string header = in.get_string(node, "header", where, "outer");
+  if (header != "outer" && header != "inner") {
+    in.fail(node["header"], where + ".header",
+            "expected outer or inner (the headers inside VXLAN or GRE), got \"" + header + "\"");
+  }
+  rule.header = header == "inner" ? HeaderLevel::inner : HeaderLevel::outer;
+  rule.dscp = read_values(in, node, "dscp", where, classify::kMaxDscp);
+  rule.pcp = read_values(in, node, "pcp", where, classify::kMaxPcp);
+  rule.protocol = read_values(in, node, "protocol", where, classify::kMaxProtocol);
+  rule.src_port = read_values(in, node, "src_port", where, classify::kMaxPort);
+  rule.dst_port = read_values(in, node, "dst_port", where, classify::kMaxPort);
+  rule.roce_opcode = read_values(in, node, "roce_opcode", where, classify::kMaxBthOpcode);
+  rule.roce_dest_qp = read_values(in, node, "roce_dest_qp", where, classify::kMaxDestQp);
+  const bool implied = !rule.roce_opcode.empty() || !rule.roce_dest_qp.empty();
+  rule.roce = in.get_bool(node, "roce", where, implied);
+  if (!rule.roce && implied) {
+    in.fail(node["roce"], where + ".roce", "roce_opcode and roce_dest_qp match only RoCEv2 frames");
+  }
+  return rule;
+}
+
+}  // namespace
+
+ClassifierSpec read_classes(const YamlReader& in, const YAML::Node& node,
+                            const std::string& where) {
+  in.expect_map(node, where, {"default", "list", "rules"});
+  ClassifierSpec spec;
+  const YAML::Node list = node["list"];
+  if (!list.IsDefined()) in.fail(node, where, "missing required key \"list\" (the class names)");
+  in.expect_sequence(list, where + ".list");
+  if (list.size() == 0) in.fail(list, where + ".list", "needs at least one class");
+  if (list.size() > classify::kMaxClasses) {
+    in.fail(list, where + ".list",
+            "has " + std::to_string(list.size()) + " classes: a bond has at most " +
+                std::to_string(classify::kMaxClasses));
+  }
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string at = where + ".list[" + std::to_string(i) + "]";
+    in.expect_map(list[i], at, {"name"});
+    std::string name = in.required_string(list[i], "name", at);
+    if (!is_valid_name(name)) {
+      in.fail(list[i]["name"], at, "names use letters, digits, '-' and '_' (1..32 characters)");
+    }
+    for (const classify::ClassSpec& seen : spec.classes) {
+      if (seen.name == name) in.fail(list[i]["name"], at, "class \"" + name + "\" is listed twice");
+    }
+    spec.classes.push_back({std::move(name)});
+  }
+  spec.default_class = class_index(in, spec, node["default"], where + ".default",
+                                   in.required_string(node, "default", where));
+  if (const YAML::Node rules = node["rules"]; rules.IsDefined()) {
+    in.expect_sequence(rules, where + ".rules");
+    if (rules.size() > classify::kMaxRules) {
+      in.fail(rules, where + ".rules",
+              "has " + std::to_string(rules.size()) + " rules: a bond has at most " +
+                  std::to_string(classify::kMaxRules));
+    }
+    for (std::size_t i = 0; i < rules.size(); ++i)
+      spec.rules.push_back(
+          read_rule(in, rules[i], where + ".rules[" + std::to_string(i) + "]", spec));
+  }
+  if (const std::string error = classify::spec_error(spec); !error.empty()) {
+    in.fail(node, where, error);
+  }
+  return spec;
+}
+
+}  // namespace braid::config

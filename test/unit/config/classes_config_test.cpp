@@ -1,0 +1,128 @@
+// bonds[].classes: the storage-gateway example of doc/classes.md loads into the spec it means,
+// and each kind of mistake is refused with the key, the line and what is wrong.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "config/config_loader.hpp"
+#include "config_text.hpp"
+
+namespace braid::config {
+namespace {
+
+constexpr const char* kStorageClasses = R"(
+      default: bulk
+      list:
+        - name: replication
+        - name: frontend
+        - name: bulk
+      rules:
+        - {class: replication, pcp: 3, roce: true}
+        - {class: frontend, protocol: tcp, dst_port: [4420, 3260]}
+        - {class: frontend, dscp: [34, "40-47"]}
+        - {class: replication, header: inner, roce_dest_qp: "256-511", roce_opcode: [6, 7, 8, 10]}
+        - {class: bulk, protocol: [udp, 132], src_port: 5000-5999}
+)";
+
+TEST(ClassesConfig, StorageGatewayExample) {
+  const Config config = parse_config(two_member_bond("classes") + kStorageClasses, "c.yaml");
+  const classify::ClassifierSpec& spec = config.bonds[0].classes;
+  ASSERT_EQ(spec.classes.size(), 3u);
+  EXPECT_EQ(spec.classes[0].name, "replication");
+  EXPECT_EQ(spec.classes[2].name, "bulk");
+  EXPECT_EQ(spec.default_class, 2);
+  ASSERT_EQ(spec.rules.size(), 5u);
+  EXPECT_EQ(classify::describe(spec.rules[0]), "pcp 3 roce");
+  EXPECT_EQ(spec.rules[1].class_id, 1);
+  EXPECT_EQ(classify::describe(spec.rules[1]), "protocol tcp dst_port 4420,3260");
+  EXPECT_EQ(classify::describe(spec.rules[2]), "dscp 34,40-47");
+  EXPECT_EQ(spec.rules[3].header, classify::HeaderLevel::inner);
+  EXPECT_TRUE(spec.rules[3].roce);
+  EXPECT_EQ(classify::describe(spec.rules[3]), "inner roce_opcode 6,7,8,10 roce_dest_qp 256-511");
+  EXPECT_EQ(classify::describe(spec.rules[4]), "protocol udp,sctp src_port 5000-5999");
+  // No classes section: no classes.
+  EXPECT_FALSE(
+      parse_config(two_member_bond("mode") + "static\n", "c.yaml").bonds[0].classes.enabled());
+}
+
+struct BadClasses {
+  const char* name;
+  std::string section;  // under `classes:`
+  std::string error;
+};
+
+class ClassesConfigErrors : public testing::TestWithParam<BadClasses> {};
+
+TEST_P(ClassesConfigErrors, NameTheKeyAndTheProblem) {
+  const std::string error = error_of(two_member_bond("classes") + GetParam().section);
+  EXPECT_NE(error.find(GetParam().error), std::string::npos) << "got: " << error;
+  EXPECT_NE(error.find("test.yaml:"), std::string::npos) << "no file and line: " << error;
+}
+
+const std::string kTwo = "\n      default: b\n      list: [{name: a}, {name: b}]\n      rules:\n";
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ClassesConfigErrors,
+    testing::Values(
+        BadClasses{
+            "unknown_key", "\n      default: a\n      list: [{name: a}]\n      colour: red\n",
+            "bonds[0] \"uplink\".classes: unknown key \"colour\" (known: default, list, rules)"},
+        BadClasses{"unknown_rule_field", kTwo + "        - {class: a, vlan: 3}\n",
+                   "classes.rules[0]: unknown key \"vlan\""},
+        BadClasses{"dscp_above_63", kTwo + "        - {class: a, dscp: 64}\n",
+                   "classes.rules[0].dscp: 64 is out of range (0..63)"},
+        BadClasses{"pcp_above_7", kTwo + "        - {class: a, pcp: [3, 8]}\n",
+                   "classes.rules[0].pcp[1]: 8 is out of range (0..7)"},
+        BadClasses{"port_range_reversed", kTwo + "        - {class: a, dst_port: 5000-4000}\n",
+                   "classes.rules[0].dst_port: range 5000-4000 is reversed"},
+        BadClasses{"port_too_big", kTwo + "        - {class: a, src_port: 70000}\n",
+                   "src_port: 70000 is out of range (0..65535)"},
+        BadClasses{"not_a_number", kTwo + "        - {class: a, dscp: ef}\n",
+                   "dscp: expected a number or a range like 4420-4421, got \"ef\""},
+        BadClasses{"unknown_protocol", kTwo + "        - {class: a, protocol: esp}\n",
+                   "or a protocol name (icmp, tcp, udp, gre, icmpv6, sctp), got \"esp\""},
+        BadClasses{"empty_list", kTwo + "        - {class: a, dscp: []}\n",
+                   "an empty list matches nothing"},
+        BadClasses{"nine_classes",
+                   "\n      default: a\n      list: [{name: a}, {name: b}, {name: c}, {name: d}, "
+                   "{name: e}, {name: f}, {name: g}, {name: h}, {name: i}]\n",
+                   "classes.list: has 9 classes: a bond has at most 8"},
+        BadClasses{"duplicate_name", "\n      default: a\n      list: [{name: a}, {name: a}]\n",
+                   "classes.list[1]: class \"a\" is listed twice"},
+        BadClasses{"bad_name", "\n      default: a\n      list: [{name: \"a b\"}]\n",
+                   "classes.list[0]: names use letters"},
+        BadClasses{"no_list", "\n      default: a\n", "missing required key \"list\""},
+        BadClasses{"no_default", "\n      list: [{name: a}]\n", "missing required key \"default\""},
+        BadClasses{"unknown_default", "\n      default: c\n      list: [{name: a}, {name: b}]\n",
+                   "classes.default: unknown class \"c\" (classes.list has: a, b)"},
+        BadClasses{"rule_names_unknown_class", kTwo + "        - {class: x, pcp: 3}\n",
+                   "classes.rules[0].class: unknown class \"x\" (classes.list has: a, b)"},
+        BadClasses{"rule_without_class", kTwo + "        - {pcp: 3}\n",
+                   "classes.rules[0]: missing required key \"class\""},
+        BadClasses{"rule_without_field", kTwo + "        - {class: a}\n",
+                   "classes: rules[0] names no field, so it matches every frame"},
+        BadClasses{"unreachable_class", "\n      default: a\n      list: [{name: a}, {name: b}]\n",
+                   "classes: class \"b\" gets no traffic: no rule names it and it is not the "
+                   "default"},
+        BadClasses{"bad_header", kTwo + "        - {class: a, header: middle, pcp: 1}\n",
+                   "rules[0].header: expected outer or inner"},
+        BadClasses{"roce_false_with_qp",
+                   kTwo + "        - {class: a, roce: false, roce_dest_qp: 5}\n",
+                   "rules[0].roce: roce_opcode and roce_dest_qp match only RoCEv2 frames"},
+        BadClasses{"qp_above_24_bits", kTwo + "        - {class: a, roce_dest_qp: 16777216}\n",
+                   "roce_dest_qp: 16777216 is out of range (0..16777215)"}),
+    [](const testing::TestParamInfo<BadClasses>& param_info) {
+      return std::string(param_info.param.name);
+    });
+
+TEST(ClassesConfig, AtMost64Rules) {
+  std::string text = two_member_bond("classes") + kTwo;
+  for (int i = 0; i < 65; ++i)
+    text += "        - {class: a, dst_port: " + std::to_string(i) + "}\n";
+  EXPECT_NE(error_of(text).find("classes.rules: has 65 rules: a bond has at most 64"),
+            std::string::npos)
+      << error_of(text);
+}
+
+}  // namespace
+}  // namespace braid::config
