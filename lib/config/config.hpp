@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "config/bfd_config.hpp"
 #include "health/member_health.hpp"
 
 namespace braid::config {
@@ -165,6 +166,7 @@ struct BondConfig {
   LacpSettings lacp;
   SchedulerConfig scheduler;
   HealthConfig health;
+  BfdConfig bfd;  // off unless configured
 };
 
 struct CrossConnect {
