@@ -234,7 +234,9 @@ TEST(Bfd, ACutDirectionTakesTheMemberOutWithinTheDetectionTimeAndItComesBack) {
   EXPECT_GE(rig.bond().last_publish_ns(), down.last_change_ns);
   const std::vector<bond::MemberIndex>& after = rig.bond().assignment();
   for (std::size_t b = 0; b < before.size(); ++b) {
-    if (before[b] == 0) EXPECT_EQ(after[b], bond::MemberIndex{0}) << "bucket " << b;
+    if (before[b] == 0) {
+      EXPECT_EQ(after[b], bond::MemberIndex{0}) << "bucket " << b;
+    }
   }
   EXPECT_TRUE(has_event(rig, "member m1 BFD up -> down (control_detection_time_expired)"));
   const std::uint64_t m1_before = rig.received(1);
