@@ -75,8 +75,7 @@ class BfdPeers {
       }
       bfd::ReceiveFilter filter;
       filter.local_ip = bfd::IpAddress::v4(kPeerIp);
-      const bfd::ParsedFrame parsed =
-          bfd::parse_frame(ByteSpan(bytes, frame->data_len), filter);
+      const bfd::ParsedFrame parsed = bfd::parse_frame(ByteSpan(bytes, frame->data_len), filter);
       ++from_braid_;
       if (parsed.reason == bfd::RejectReason::kNone)
         sessions_[m]->on_packet(parsed.packet, monotonic_ns());
@@ -141,6 +140,20 @@ bond::BfdMemberView view_of(BondRig& rig, std::size_t m) {
   return rig.bond().bfd()->view(m);
 }
 
+std::string describe(BondRig& rig, std::size_t members) {
+  std::string text;
+  for (std::size_t m = 0; m < members; ++m) {
+    const bond::BfdMemberView v = rig.bond().bfd()->view(m);
+    text += "m" + std::to_string(m) + " " + bfd::to_string(v.state) + "/" +
+            bfd::to_string(v.remote_state) + " in " + std::to_string(v.counters.packets_in) +
+            " out " + std::to_string(v.counters.packets_out) + " rejected " +
+            std::to_string(v.counters.rejected_total) + " tx_failed " +
+            std::to_string(v.tx_failed) + "; frames_in " +
+            std::to_string(rig.bond().bfd()->counters().frames_in) + "\n";
+  }
+  return text;
+}
+
 bool all_up(BondRig& rig, std::size_t members) {
   for (std::size_t m = 0; m < members; ++m) {
     if (view_of(rig, m).state != bfd::State::kUp || !rig.bond().members()[m].distributing)
@@ -173,7 +186,9 @@ TEST(Bfd, MembersCarryTrafficOnlyOnceTheirSessionIsUp) {
     EXPECT_EQ(rig.bond().members()[m].health_reason, "bfd_down");
   }
   BfdPeers peers(rig, 2);
-  ASSERT_TRUE(peers.run_until([&] { return all_up(rig, 2); }, 30'000 * kMs));
+  ASSERT_TRUE(peers.run_until([&] { return all_up(rig, 2); }, 30'000 * kMs))
+      << describe(rig, 2) << "peer: from braid " << peers.from_braid() << " bad "
+      << peers.bad_from_braid() << " peer0 " << bfd::to_string(peers.session(0).state());
   EXPECT_EQ(peers.bad_from_braid(), 0u);
   for (std::size_t m = 0; m < 2; ++m) {
     const bond::BfdMemberView view = view_of(rig, m);
