@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "classify/class_spec.hpp"
+#include "config/bfd_config.hpp"
 #include "health/member_health.hpp"
 
 namespace braid::config {
@@ -167,6 +168,7 @@ struct BondConfig {
   SchedulerConfig scheduler;
   HealthConfig health;
   classify::ClassifierSpec classes;  // traffic classes (doc/classes.md); none by default
+  BfdConfig bfd;  // off unless configured
 };
 
 struct CrossConnect {

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "config/classes_loader.hpp"
+#include "config/bfd_config_loader.hpp"
 #include "config/config_file.hpp"
 #include "config/config_validate.hpp"
 #include "config/file_prefix.hpp"
@@ -416,7 +417,8 @@ BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t i
   std::string where = "bonds[" + std::to_string(index) + "]";
   in.expect_map(node, where,
                 {"name", "members", "mode", "hash", "buckets", "min_links", "mac", "link_poll_us",
-                 "link_down_on_stop", "slow_steering", "lacp", "scheduler", "health", "classes"});
+                 "link_down_on_stop", "slow_steering", "lacp", "scheduler", "health", "classes",
+                 "bfd"});
   BondConfig bond;
   bond.name = in.required_string(node, "name", where);
   where += " \"" + bond.name + "\"";
@@ -463,6 +465,8 @@ BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t i
     read_health(in, health, where + ".health", bond.health);
   if (const YAML::Node classes = node["classes"]; classes.IsDefined())
     bond.classes = read_classes(in, classes, where + ".classes");
+  if (const YAML::Node bfd = node["bfd"]; bfd.IsDefined())
+    bond.bfd = read_bfd(in, bfd, where + ".bfd", bond.members);
   return bond;
 }
 

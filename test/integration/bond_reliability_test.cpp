@@ -260,7 +260,7 @@ TEST(BondReliability, ABurstLeavesOnTheTableTheWorkerAdopted) {
     bond::TablePublisher publisher(qsbr);
     flow::FlowHasher hasher(flow::HashPolicy::l34);
     std::atomic<bool> record{false};
-    const bond::BondShared shared{&publisher, &hasher, nullptr, &record, 2};
+    const bond::BondShared shared{&publisher, &hasher, nullptr, &record, 2, nullptr, {}};
     engine::WorkerCounters counters;
     engine::TxBuffer tx0(members[0]->port_id(), 0, 32, counters);
     engine::TxBuffer tx1(members[1]->port_id(), 0, 32, counters);

@@ -137,6 +137,7 @@ class BondRig {
         from = far_ends_[m];
       }
       drain_ring(from, [&](const rte_mbuf* frame) {
+        if (interceptor_ && interceptor_(frame, m)) return;
         if (drivers::is_slow_protocols(frame)) {
           ++slow_frames_;
           return;
@@ -227,6 +228,11 @@ class BondRig {
   void observe(std::function<void(const Stamp&, int member)> observer) {
     observer_ = std::move(observer);
   }
+  // Shown every frame a member sent before anything else; true: the frame was the far end's
+  // (a protocol peer played by the test), not traffic.
+  void intercept(std::function<bool(const rte_mbuf*, std::size_t member)> interceptor) {
+    interceptor_ = std::move(interceptor);
+  }
 
  private:
   static constexpr unsigned kHostRing = 4096;
@@ -246,6 +252,7 @@ class BondRig {
   std::uint32_t next_flow_ = 0;
   std::vector<std::uint32_t> order_;
   std::function<void(const Stamp&, int)> observer_;
+  std::function<bool(const rte_mbuf*, std::size_t)> interceptor_;
 };
 
 }  // namespace braid::test

@@ -77,6 +77,8 @@ std::uint16_t RingPort::stamp_send_time(std::uint16_t, std::uint16_t, rte_mbuf**
     const auto* bytes = rte_pktmbuf_mtod(packets[i], const std::uint8_t*);
     if (packets[i]->data_len < kSendTimeOffset + sizeof now) continue;
     if (bytes[12] == 0x88 && bytes[13] == 0x09) continue;  // LACPDUs and markers stay intact
+    // ... and micro-BFD (01-00-5E-90-00-01): its UDP checksum covers those bytes.
+    if (bytes[0] == 0x01 && bytes[1] == 0x00 && bytes[2] == 0x5e && bytes[3] == 0x90) continue;
     std::memcpy(rte_pktmbuf_mtod(packets[i], char*) + kSendTimeOffset, &now, sizeof now);
   }
   return count;

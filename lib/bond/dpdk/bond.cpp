@@ -100,7 +100,14 @@ Bond::Bond(const config::BondConfig& config, std::vector<drivers::EthdevPort*> m
              slow_ring_,
              &record_activity_,
              static_cast<std::uint16_t>(members_.size()),
-             partner_sources_.data()};
+             partner_sources_.data(),
+             BfdDivertRule{},
+             bfd_local_macs_.data(),
+             bfd_peer_sources_.data()};
+  if (config_.bfd.mode != config::BfdMode::kOff) {
+    const bool micro = config_.bfd.mode == config::BfdMode::kMicro;
+    shared_.bfd = {micro ? bfd::kMicroBfdPort : bfd::kSingleHopPort, micro};
+  }
   lsc_registered_.assign(members_.size(), false);
 }
 
@@ -185,6 +192,7 @@ void Bond::start(std::uint64_t now_ns) {
   }
   buckets_.assign(config_.buckets, kNoMember);
   log(now_ns, "started, MAC " + mac_text(mac_));
+  start_bfd(now_ns);
   next_health_sample_ns_ = now_ns;
   poll_links(now_ns);
   run_health(now_ns);
@@ -201,9 +209,11 @@ std::uint64_t Bond::poll(std::uint64_t now_ns) {
   send_pending_goodbyes(now_ns);
   if (lacp_) run_lacp(now_ns);
   run_health(now_ns);
+  const std::uint64_t bfd_next = bfd_ ? bfd_->poll(now_ns) : UINT64_MAX;
   publisher_.reclaim();
   std::uint64_t next = std::min(next_link_poll_ns_, next_health_deadline_ns());
   if (lacp_) next = std::min(next, lacp_->next_deadline_ns());
+  if (bfd_) next = std::min(next, bfd_next);
   if (lacp_ && config_.lacp.fallback) next = std::min(next, next_neighbour_check_ns_);
   for (const Member& member : members_) {
     if (member.goodbye) next = std::min(next, now_ns + lacp::kTxRetryTime);

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bond/dpdk/bond_bfd.hpp"
 #include "bond/dpdk/bond_datapath.hpp"
 #include "bond/dpdk/table_publisher.hpp"
 #include "common/deadline_lag.hpp"
@@ -80,7 +81,7 @@ struct BondCounters {
   std::uint64_t slow_unsupported = 0;
   // Polls that left frames on the ring for the next one (their budget ran out: a flood).
   std::uint64_t slow_ring_budget_hits = 0;
-  std::uint64_t control_tx = 0;         // LACPDUs and marker responses sent
+  std::uint64_t control_tx = 0;         // LACPDUs, marker responses and BFD packets sent
   std::uint64_t control_tx_failed = 0;  // ... that the member's control TX queue refused
   std::uint64_t control_no_mbuf = 0;    // ... for which the control pool had no mbuf
   std::uint64_t goodbye_tx = 0;         // out-of-sync LACPDUs as members left service
@@ -174,6 +175,9 @@ class Bond {
   const BondCounters& counters() const { return counters_; }
   const std::deque<BondEvent>& events() const { return events_; }
   const lacp::LacpSystem* lacp() const { return lacp_.get(); }
+  // Its BFD sessions (bonds[].bfd; nullptr when off or before start). `set bfd` changes them.
+  BondBfd* bfd() { return bfd_.get(); }
+  const BondBfd* bfd() const { return bfd_.get(); }
   const BondTable* table() const { return publisher_.current(); }
   const rte_ether_addr& mac() const { return mac_; }
   // Monotonic time of the last table publication (for failover measurement).
@@ -210,6 +214,8 @@ class Bond {
   void say_goodbye(std::size_t member, std::uint64_t now_ns);
   void send_pending_goodbyes(std::uint64_t now_ns);
   void run_lacp(std::uint64_t now_ns);
+  // bonds[].bfd: the sessions, their frames to the control queue, their state to health.
+  void start_bfd(std::uint64_t now_ns);
   void observe_neighbours(std::uint64_t now_ns);
   void log_fallback_changes(std::uint64_t now_ns);
   void note_lateness(DeadlineKind kind, std::uint64_t deadline_ns, std::uint64_t now_ns);
@@ -238,6 +244,9 @@ class Bond {
   rte_ring* slow_ring_ = nullptr;
   BondShared shared_;
   std::unique_ptr<lacp::LacpSystem> lacp_;
+  std::unique_ptr<BondBfd> bfd_;
+  std::array<std::atomic<std::uint64_t>, kMaxMembers> bfd_local_macs_{};    // BondShared
+  std::array<std::atomic<std::uint64_t>, kMaxMembers> bfd_peer_sources_{};  // BondShared
   std::uint64_t lacp_generation_ = 0;
   std::optional<std::size_t> active_backup_member_;
   std::vector<MemberIndex> buckets_;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "bond/dpdk/bfd_commands.hpp"
 #include "bond/dpdk/bond.hpp"
 #include "bond/dpdk/bond_metrics.hpp"
 #include "bond/dpdk/bond_readiness.hpp"
@@ -317,6 +318,7 @@ void register_bond_commands(control::ControlPlane& control, std::vector<Bond*> b
                                   control.commands(), "show lacp");
   register_bond_metrics(control.metrics(), bonds);
   register_health_commands(control, bonds);
+  register_bfd_commands(control, bonds);
 }
 
 }  // namespace braid::bond

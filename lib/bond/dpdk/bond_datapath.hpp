@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "bond/bfd_divert.hpp"
 #include "bond/bucket_activity.hpp"
 #include "bond/dpdk/bucket_hold.hpp"
 #include "bond/dpdk/table_publisher.hpp"
@@ -37,6 +38,12 @@ struct BondShared {
   // Per member, the source address of its partner's LACPDUs (source_address_key; 0: none),
   // written by the protocol loop: the partner's frames have a rate limit of their own.
   const std::atomic<std::uint64_t>* partner_sources = nullptr;
+  // BFD frames go to the protocol loop over slow_ring too (bfd_divert.hpp); per member, its
+  // MAC (mac_key; 0 until the bond starts), which single-hop and micro-BFD frames may name.
+  BfdDivertRule bfd;
+  const std::atomic<std::uint64_t>* bfd_local_macs = nullptr;
+  // Per member, the source MAC of its BFD peer (mac_key; 0: none yet): a limit of its own.
+  const std::atomic<std::uint64_t>* bfd_peer_sources = nullptr;
 };
 
 class BondEgress {
@@ -174,7 +181,8 @@ class BondIngress {
         member_(member),
         port_id_(port_id),
         peer_tx_(peer_tx),
-        slow_policer_(rte_get_tsc_hz()) {}
+        slow_policer_(rte_get_tsc_hz()),
+        bfd_policer_(rte_get_tsc_hz()) {}
 
   // `forwarding` false (console `stop`): Slow Protocols frames still reach LACP, data frames
   // are dropped and counted as `stopped`.
@@ -185,12 +193,21 @@ class BondIngress {
     std::array<rte_mbuf*, engine::kMaxBurst> refused;
     std::uint16_t data = 0, slow_count = 0, refused_count = 0;
     const bool collecting = table->collecting[member_] && forwarding;
+    const BfdDivertRule bfd = shared_->bfd;
+    const std::uint64_t local_mac =
+        bfd.udp_port != 0 ? shared_->bfd_local_macs[member_].load(std::memory_order_relaxed) : 0;
+    std::array<rte_mbuf*, engine::kMaxBurst> bfd_frames;
+    std::uint16_t bfd_count = 0;
     for (std::uint16_t i = 0; i < n; ++i) {
       rte_mbuf* packet = packets[i];
       if (drivers::is_slow_protocols(packet)) {
         packet->port = port_id_;  // not every PMD sets it (net_ring does not); the control
                                   // thread finds the member by it
         slow[slow_count++] = packet;
+      } else if (bfd.udp_port != 0 && is_bfd_frame(rte_pktmbuf_mtod(packet, const std::uint8_t*),
+                                                   packet->data_len, bfd, local_mac)) {
+        packet->port = port_id_;
+        bfd_frames[bfd_count++] = packet;
       } else if (collecting) {
         packets[data++] = packet;
       } else {
@@ -198,6 +215,7 @@ class BondIngress {
       }
     }
     if (slow_count != 0) to_control(slow.data(), slow_count, counters);
+    if (bfd_count != 0) bfd_to_control(bfd_frames.data(), bfd_count, counters);
     if (refused_count != 0) {
       const engine::DropReason reason =
           forwarding ? engine::DropReason::kNotCollecting : engine::DropReason::kStopped;
@@ -238,14 +256,39 @@ class BondIngress {
           unsupported);
       rte_pktmbuf_free_bulk(dropped.data(), policed + unsupported);
     }
-    if (allowed == 0) return;
+    enqueue_to_control(slow, allowed, counters);
+  }
+
+  // BFD frames (bfd_divert.hpp) over the same ring, under a limit of their own.
+  void bfd_to_control(rte_mbuf** frames, std::uint16_t count, engine::WorkerCounters& counters) {
+    const std::uint64_t now = rte_rdtsc();
+    const std::uint64_t peer = shared_->bfd_peer_sources[member_].load(std::memory_order_relaxed);
+    std::array<rte_mbuf*, engine::kMaxBurst> dropped;
+    std::uint16_t allowed = 0, policed = 0;
+    for (std::uint16_t i = 0; i < count; ++i) {
+      if (bfd_policer_.admit(rte_pktmbuf_mtod(frames[i], const std::uint8_t*), peer, now)) {
+        frames[allowed++] = frames[i];
+      } else {
+        dropped[policed++] = frames[i];
+      }
+    }
+    if (policed != 0) {
+      counters.drops[static_cast<std::size_t>(engine::DropReason::kBfdPoliced)].add(policed);
+      rte_pktmbuf_free_bulk(dropped.data(), policed);
+    }
+    enqueue_to_control(frames, allowed, counters);
+  }
+
+  void enqueue_to_control(rte_mbuf** frames, std::uint16_t count,
+                          engine::WorkerCounters& counters) {
+    if (count == 0) return;
     const unsigned queued = rte_ring_mp_enqueue_burst(
-        shared_->slow_ring, reinterpret_cast<void**>(slow), allowed, nullptr);
+        shared_->slow_ring, reinterpret_cast<void**>(frames), count, nullptr);
     counters.to_control.add(queued);
-    if (queued < allowed) {
-      counters.drops[static_cast<std::size_t>(engine::DropReason::kSlowPathFull)].add(allowed -
+    if (queued < count) {
+      counters.drops[static_cast<std::size_t>(engine::DropReason::kSlowPathFull)].add(count -
                                                                                       queued);
-      rte_pktmbuf_free_bulk(slow + queued, allowed - queued);
+      rte_pktmbuf_free_bulk(frames + queued, count - queued);
     }
   }
 
@@ -254,6 +297,7 @@ class BondIngress {
   std::uint16_t port_id_;
   engine::TxBuffer* peer_tx_;
   SlowPolicer slow_policer_;  // in TSC cycles
+  BfdPolicer bfd_policer_;    // in TSC cycles
 };
 
 }  // namespace braid::bond

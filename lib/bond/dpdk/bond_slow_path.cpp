@@ -87,11 +87,17 @@ bool Bond::drain_slow_ring(std::uint64_t now_ns) {
     if (n == 0) return false;
     taken += n;
     for (unsigned i = 0; i < n; ++i) {
-      ++counters_.slow_rx_diverted;
       std::size_t member = members_.size();
       for (std::size_t m = 0; m < members_.size(); ++m) {
         if (members_[m].port->id() == frames[i]->port) member = m;
       }
+      if (bfd_ && !drivers::is_slow_protocols(frames[i])) {  // the workers' BFD divert
+        bfd_->on_frame(
+            member, ByteSpan(rte_pktmbuf_mtod(frames[i], const std::uint8_t*), frames[i]->data_len),
+            now_ns);
+        continue;
+      }
+      ++counters_.slow_rx_diverted;
       on_slow_frame(member, frames[i], now_ns);
     }
     rte_pktmbuf_free_bulk(frames.data(), n);
