@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "config/lldp_settings.hpp"
 #include "health/member_health.hpp"
 
 namespace braid::config {
@@ -165,6 +166,7 @@ struct BondConfig {
   LacpSettings lacp;
   SchedulerConfig scheduler;
   HealthConfig health;
+  LldpSettings lldp;
 };
 
 struct CrossConnect {

@@ -9,6 +9,7 @@
 #include "config/config_file.hpp"
 #include "config/config_validate.hpp"
 #include "config/file_prefix.hpp"
+#include "config/lldp_loader.hpp"
 #include "config/yaml_reader.hpp"
 #include "flow/hash_policy.hpp"
 
@@ -415,7 +416,7 @@ BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t i
   std::string where = "bonds[" + std::to_string(index) + "]";
   in.expect_map(node, where,
                 {"name", "members", "mode", "hash", "buckets", "min_links", "mac", "link_poll_us",
-                 "link_down_on_stop", "slow_steering", "lacp", "scheduler", "health"});
+                 "link_down_on_stop", "slow_steering", "lacp", "scheduler", "health", "lldp"});
   BondConfig bond;
   bond.name = in.required_string(node, "name", where);
   where += " \"" + bond.name + "\"";
@@ -460,6 +461,8 @@ BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t i
   }
   if (const YAML::Node health = node["health"]; health.IsDefined())
     read_health(in, health, where + ".health", bond.health);
+  if (const YAML::Node lldp = node["lldp"]; lldp.IsDefined())
+    read_lldp(in, lldp, where + ".lldp", bond.lldp);
   return bond;
 }
 

@@ -18,6 +18,7 @@ enum class DropReason : std::size_t {
   kSlowPoliced,      // a Slow Protocols frame over its member's rate limit (a flood of 0x8809)
   kSlowUnsupported,  // a Slow Protocols frame of a subtype braid does not run (OAM, ESMC)
   kStopped,          // received while forwarding is stopped (console `stop`)
+  kLldpPoliced,      // an LLDPDU over its member's rate limit (a flood of 0x88cc)
   kCount,
 };
 
@@ -25,7 +26,7 @@ inline constexpr std::size_t kDropReasonCount = static_cast<std::size_t>(DropRea
 
 inline constexpr std::array<std::string_view, kDropReasonCount> kDropReasonNames = {
     "tx_full",      "no_route",     "no_member",        "not_collecting", "slow_path_full",
-    "flowlet_hold", "slow_policed", "slow_unsupported", "stopped",
+    "flowlet_hold", "slow_policed", "slow_unsupported", "stopped",        "lldp_policed",
 };
 
 constexpr std::string_view to_string(DropReason reason) {

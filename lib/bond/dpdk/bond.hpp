@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bond/dpdk/bond_datapath.hpp"
+#include "bond/dpdk/bond_lldp.hpp"
 #include "bond/dpdk/table_publisher.hpp"
 #include "common/deadline_lag.hpp"
 #include "common/token_bucket.hpp"
@@ -80,10 +81,11 @@ struct BondCounters {
   std::uint64_t slow_unsupported = 0;
   // Polls that left frames on the ring for the next one (their budget ran out: a flood).
   std::uint64_t slow_ring_budget_hits = 0;
-  std::uint64_t control_tx = 0;         // LACPDUs and marker responses sent
+  std::uint64_t control_tx = 0;         // LACPDUs, marker responses and LLDPDUs sent
   std::uint64_t control_tx_failed = 0;  // ... that the member's control TX queue refused
   std::uint64_t control_no_mbuf = 0;    // ... for which the control pool had no mbuf
   std::uint64_t goodbye_tx = 0;         // out-of-sync LACPDUs as members left service
+  std::uint64_t lldp_rx = 0;            // LLDPDUs from the ring or a slow queue (bond_lldp.hpp)
 };
 
 // What a bond needs from the engine.
@@ -94,6 +96,7 @@ struct BondContext {
   drivers::KernelLinks* kernel_links = nullptr;  // link state of members on kernel interfaces
   const Waker* waker = nullptr;                  // link interrupts wake the protocol loop
   DeadlineLag* lag = nullptr;                    // lateness of link polls and LACP timers
+  std::uint32_t number = 1;  // the bond's place in the config, from 1 (LLDP's aggregated port id)
 };
 
 class Bond {
@@ -174,6 +177,8 @@ class Bond {
   const BondCounters& counters() const { return counters_; }
   const std::deque<BondEvent>& events() const { return events_; }
   const lacp::LacpSystem* lacp() const { return lacp_.get(); }
+  // Its members' LLDP agents and cabling check (bond_lldp.hpp); nullptr with lldp off.
+  const BondLldp* lldp() const { return lldp_.get(); }
   const BondTable* table() const { return publisher_.current(); }
   const rte_ether_addr& mac() const { return mac_; }
   // Monotonic time of the last table publication (for failover measurement).
@@ -204,6 +209,11 @@ class Bond {
   // True when the budget ran out with frames left on the ring.
   bool drain_slow_ring(std::uint64_t now_ns);
   void on_slow_frame(std::size_t member, const rte_mbuf* frame, std::uint64_t now_ns);
+  // An LLDPDU from either path (bond_lldp_path.cpp); returns false when it is not one.
+  bool on_lldp_frame(std::size_t member, const rte_mbuf* frame, std::uint64_t now_ns);
+  void create_lldp();
+  // The agents' view of the bond (links, aggregation, LACP partners), then their deadlines.
+  std::uint64_t run_lldp(std::uint64_t now_ns);
   bool send_control_frame(std::size_t member, ByteSpan frame);
   rte_mbuf* control_mbuf();
   // Goodbye to the partner on `member` as it leaves service (LacpSystem::goodbye_frame).
@@ -238,6 +248,7 @@ class Bond {
   rte_ring* slow_ring_ = nullptr;
   BondShared shared_;
   std::unique_ptr<lacp::LacpSystem> lacp_;
+  std::unique_ptr<BondLldp> lldp_;
   std::uint64_t lacp_generation_ = 0;
   std::optional<std::size_t> active_backup_member_;
   std::vector<MemberIndex> buckets_;

@@ -10,6 +10,7 @@
 #include "bond/dpdk/bond_metrics.hpp"
 #include "bond/dpdk/bond_readiness.hpp"
 #include "bond/dpdk/health_commands.hpp"
+#include "bond/dpdk/lldp_commands.hpp"
 #include "common/clock.hpp"
 #include "control/control_plane.hpp"
 #include "lacp/snapshot.hpp"
@@ -317,6 +318,7 @@ void register_bond_commands(control::ControlPlane& control, std::vector<Bond*> b
                                   control.commands(), "show lacp");
   register_bond_metrics(control.metrics(), bonds);
   register_health_commands(control, bonds);
+  register_lldp_commands(control, bonds);
 }
 
 }  // namespace braid::bond
