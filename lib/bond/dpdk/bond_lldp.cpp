@@ -55,7 +55,7 @@ BondLldp::BondLldp(const config::LldpSettings& settings, const std::string& bond
   if (system_name_.size() > lldp::kMaxStringLen) system_name_.resize(lldp::kMaxStringLen);
   for (LldpMemberIdentity& identity : members) {
     const lldp::AgentConfig config = agent_config(settings, identity);
-    members_.push_back(Member{std::move(identity), lldp::Agent(config, {})});
+    members_.emplace_back(std::move(identity), config);
     members_.back().agent.set_local(local_for(members_.back()), 0);
   }
 }

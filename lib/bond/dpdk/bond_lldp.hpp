@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/bytes.hpp"
@@ -95,6 +96,8 @@ class BondLldp {
 
  private:
   struct Member {
+    Member(LldpMemberIdentity who, const lldp::AgentConfig& config)
+        : identity(std::move(who)), agent(config, {}) {}
     LldpMemberIdentity identity;
     lldp::Agent agent;
     LldpMemberCounters counters;
