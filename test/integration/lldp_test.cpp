@@ -63,6 +63,11 @@ const lldp::Neighbour* only_neighbour(const bond::BondLldp& lldp, std::size_t m)
   return neighbours.size() == 1 ? &neighbours.front() : nullptr;
 }
 
+// The first neighbour member m hears (the caller saw it there).
+const lldp::Neighbour& neighbour_of(const bond::BondLldp& lldp, std::size_t m) {
+  return lldp.agent(m).neighbours().at(0);
+}
+
 bool has_finding(const bond::BondLldp& lldp, lldp::FindingKind kind,
                  const std::vector<std::string>& members) {
   return std::any_of(lldp.findings().begin(), lldp.findings().end(), [&](const lldp::Finding& f) {
@@ -109,18 +114,18 @@ TEST(Lldp, TwoBondsOnCablesHearEachOthersChassisPortAndName) {
       << left.agent(1).neighbours().size() << ", right " << right.agent(0).neighbours().size()
       << "+" << right.agent(1).neighbours().size();
   for (std::size_t m = 0; m < 2; ++m) {
-    const lldp::Lldpdu& heard_by_left = only_neighbour(left, m)->info;
+    const lldp::Lldpdu& heard_by_left = neighbour_of(left, m).info;
     EXPECT_EQ(lldp::describe(heard_by_left.chassis_id, true), "mac 02:22:00:00:00:01");
     EXPECT_EQ(lldp::describe(heard_by_left.port_id, false), "ifname b" + std::to_string(m));
     EXPECT_EQ(heard_by_left.system_name, "tor-a");
     EXPECT_EQ(heard_by_left.system_description, "a switch");
     EXPECT_EQ(heard_by_left.port_description, "member b" + std::to_string(m) + " of bond right");
     EXPECT_EQ(heard_by_left.ttl_s, 121);
-    const lldp::Lldpdu& heard_by_right = only_neighbour(right, m)->info;
+    const lldp::Lldpdu& heard_by_right = neighbour_of(right, m).info;
     EXPECT_EQ(lldp::describe(heard_by_right.chassis_id, true), "mac 02:11:00:00:00:01");
     EXPECT_EQ(lldp::describe(heard_by_right.port_id, false), "ifname a" + std::to_string(m));
     EXPECT_EQ(heard_by_right.system_name, "server-7");
-    EXPECT_EQ(only_neighbour(right, m)->aggregation->aggregated_port_id, 1u);  // bond "left"
+    EXPECT_EQ(neighbour_of(right, m).aggregation.value().aggregated_port_id, 1u);  // bond "left"
     EXPECT_EQ(left.agent(m).counters().discarded_total, 0u);
   }
   // One LACP partner, one chassis: no finding (a not_aggregated one during LACP's start has
@@ -166,8 +171,7 @@ TEST(Lldp, AMemberCabledToAThirdSystemAndASilentMemberAreFindings) {
       },
       {}, 30 * kSecond))
       << left.findings().size() << " findings";
-  EXPECT_EQ(lldp::describe(only_neighbour(left, 2)->info.chassis_id, true),
-            "mac 02:33:00:00:00:01");
+  EXPECT_EQ(lldp::describe(neighbour_of(left, 2).info.chassis_id, true), "mac 02:33:00:00:00:01");
   const bond::Bond& bond = world.engine().bond(0);
   EXPECT_TRUE(has_event(bond,
                         "LLDP cabling: members lead to 2 chassis that are not one LACP "
@@ -225,7 +229,7 @@ TEST(Lldp, ANeighbourThatGoesSilentIsForgottenWhenItsTtlRunsOut) {
   ASSERT_EQ(inject(rig, 0, neighbour_frame(kTtl)), 1u);
   ASSERT_TRUE(pump_until(
       rig, [&] { return only_neighbour(lldp, 0) != nullptr; }, 10 * kSecond));
-  const lldp::Neighbour heard = *only_neighbour(lldp, 0);
+  const lldp::Neighbour heard = neighbour_of(lldp, 0);
   EXPECT_EQ(heard.info.system_name, "leaf-3");
   EXPECT_EQ(heard.expires_ns, heard.last_update_ns + kTtl * kSecond);
   // braid answers on the member: its own LLDPDUs (TTL 1 s x 2 + 1) leave on the member's ring.
