@@ -36,8 +36,13 @@ class Lldpd:
     def __init__(self, ns, ifname, directory):
         self.ns, self.ifname = ns, ifname
         self.dir = pathlib.Path(directory)
-        self.socket = str(self.dir / "lldpd.sock")
-        self.conf = self.dir / "lldpd.conf"
+        # Not under pytest's tmp_path: lldpcli is refused a socket in a directory only root may
+        # enter (pytest's are 0700), so lldpd's socket goes in a directory of its own in /tmp.
+        self.socket_dir = pathlib.Path(f"/tmp/braid-lldpd-{os.getpid()}-{ns}")
+        self.socket_dir.mkdir(mode=0o755, exist_ok=True)
+        self.socket_dir.chmod(0o755)
+        self.socket = str(self.socket_dir / "lldpd.sock")
+        self.conf = self.socket_dir / "lldpd.conf"  # read by the lldpcli lldpd runs, as well
         self.conf.write_text(f"configure system hostname {FAR_NAME}\n"
                              "configure lldp tx-interval 1\n")
         self.process = None
@@ -52,11 +57,14 @@ class Lldpd:
         return self
 
     def cli(self, *words):
-        result = subprocess.run(["ip", "netns", "exec", self.ns, LLDPCLI, "-u", self.socket,
-                                 "-f", "json", *words], capture_output=True, text=True,
-                                timeout=30)
-        assert result.returncode == 0, result.stderr
-        return json.loads(result.stdout)
+        """lldpcli's JSON answer; lldpd's socket refuses connections for a moment after it
+        appears (it hands it to its unprivileged child), so a refusal is retried."""
+        def attempt():
+            result = subprocess.run(["ip", "netns", "exec", self.ns, LLDPCLI, "-u", self.socket,
+                                     "-f", "json", *words], capture_output=True, text=True,
+                                    timeout=30)
+            return json.loads(result.stdout) if result.returncode == 0 else None
+        return wait_until(attempt, 30, period_s=0.5, what=f"lldpcli {' '.join(words)}")
 
     def neighbours(self):
         """{chassis name or id: {"chassis": ..., "port": ...}} of what lldpd hears on ifname."""
@@ -87,6 +95,7 @@ class Lldpd:
                 self.process.kill()
                 self.process.wait()
         self.process = None
+        shutil.rmtree(self.socket_dir, ignore_errors=True)
 
 
 def braid_config(socket_path, member_if, null_name):
@@ -142,7 +151,11 @@ def test_lldpd_and_braid_hear_each_other(tmp_path):
         assert heard["port"].get("ttl", heard["chassis"].get("ttl")) == "5", heard
 
         # braid hears lldpd: its chassis, its port as lldpd itself reports it, its system name.
-        neighbour = wait_until(lambda: braid_neighbour(braid), 30, what="braid to hear lldpd")
+        # (lldpd's first LLDPDU may go out before it read its configuration: the host name, then
+        # a changed one with FAR_NAME, which braid takes as changed information.)
+        neighbour = wait_until(
+            lambda: (n := braid_neighbour(braid)) and n["system_name"] == FAR_NAME and n, 30,
+            what=f"braid to hear lldpd as {FAR_NAME}")
         print(f"braid hears: {neighbour}")
         far_port = lldpd.own_port()
         assert neighbour["system_name"] == FAR_NAME, neighbour
