@@ -32,7 +32,8 @@ std::string error_of(const std::string& text) {
 }
 
 TEST(LldpConfig, OnByDefaultWithTheStandardsTimers) {
-  const LldpSettings& lldp = parse_config(bond_with(""), "lldp.yaml").bonds[0].lldp;
+  const Config config = parse_config(bond_with(""), "lldp.yaml");
+  const LldpSettings& lldp = config.bonds[0].lldp;
   EXPECT_TRUE(lldp.enabled);
   EXPECT_EQ(lldp.tx_interval_s, 30u);
   EXPECT_EQ(lldp.tx_hold, 4u);
@@ -43,12 +44,11 @@ TEST(LldpConfig, OnByDefaultWithTheStandardsTimers) {
 TEST(LldpConfig, OffAloneOrEveryKey) {
   EXPECT_FALSE(parse_config(bond_with("    lldp: off\n"), "lldp.yaml").bonds[0].lldp.enabled);
   EXPECT_TRUE(parse_config(bond_with("    lldp: on\n"), "lldp.yaml").bonds[0].lldp.enabled);
-  const LldpSettings& lldp =
+  const Config config =
       parse_config(bond_with("    lldp: {enabled: true, tx_interval_s: 5, tx_hold: 3, "
                              "system_name: gw-7, system_description: rack 4, silent_grace_s: 9}\n"),
-                   "lldp.yaml")
-          .bonds[0]
-          .lldp;
+                   "lldp.yaml");
+  const LldpSettings& lldp = config.bonds[0].lldp;
   EXPECT_TRUE(lldp.enabled);
   EXPECT_EQ(lldp.tx_interval_s, 5u);
   EXPECT_EQ(lldp.tx_hold, 3u);
