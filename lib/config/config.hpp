@@ -14,6 +14,7 @@
 
 #include "classify/class_spec.hpp"
 #include "config/bfd_config.hpp"
+#include "config/lldp_settings.hpp"
 #include "health/member_health.hpp"
 
 namespace braid::config {
@@ -169,6 +170,7 @@ struct BondConfig {
   HealthConfig health;
   classify::ClassifierSpec classes;  // traffic classes (doc/classes.md); none by default
   BfdConfig bfd;  // off unless configured
+  LldpSettings lldp;
 };
 
 struct CrossConnect {

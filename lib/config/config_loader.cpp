@@ -11,6 +11,7 @@
 #include "config/config_file.hpp"
 #include "config/config_validate.hpp"
 #include "config/file_prefix.hpp"
+#include "config/lldp_loader.hpp"
 #include "config/yaml_reader.hpp"
 #include "flow/hash_policy.hpp"
 
@@ -418,7 +419,7 @@ BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t i
   in.expect_map(node, where,
                 {"name", "members", "mode", "hash", "buckets", "min_links", "mac", "link_poll_us",
                  "link_down_on_stop", "slow_steering", "lacp", "scheduler", "health", "classes",
-                 "bfd"});
+                 "bfd", "lldp"});
   BondConfig bond;
   bond.name = in.required_string(node, "name", where);
   where += " \"" + bond.name + "\"";
@@ -467,6 +468,8 @@ BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t i
     bond.classes = read_classes(in, classes, where + ".classes");
   if (const YAML::Node bfd = node["bfd"]; bfd.IsDefined())
     bond.bfd = read_bfd(in, bfd, where + ".bfd", bond.members);
+  if (const YAML::Node lldp = node["lldp"]; lldp.IsDefined())
+    read_lldp(in, lldp, where + ".lldp", bond.lldp);
   return bond;
 }
 

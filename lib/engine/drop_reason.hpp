@@ -19,6 +19,7 @@ enum class DropReason : std::size_t {
   kSlowUnsupported,  // a Slow Protocols frame of a subtype braid does not run (OAM, ESMC)
   kStopped,          // received while forwarding is stopped (console `stop`)
   kBfdPoliced,       // a BFD frame over its member's rate limit (bfd_divert.hpp: a flood)
+  kLldpPoliced,      // an LLDPDU over its member's rate limit (a flood of 0x88cc)
   kCount,
 };
 
@@ -27,6 +28,7 @@ inline constexpr std::size_t kDropReasonCount = static_cast<std::size_t>(DropRea
 inline constexpr std::array<std::string_view, kDropReasonCount> kDropReasonNames = {
     "tx_full",      "no_route",     "no_member",        "not_collecting", "slow_path_full",
     "flowlet_hold", "slow_policed", "slow_unsupported", "stopped",        "bfd_policed",
+    "lldp_policed",
 };
 
 constexpr std::string_view to_string(DropReason reason) {

@@ -352,7 +352,8 @@ void Engine::create_bonds() {
                                     .qsbr = qsbr_,
                                     .kernel_links = &kernel_links_,
                                     .waker = &waker_,
-                                    .lag = &lag_};
+                                    .lag = &lag_,
+                                    .number = static_cast<std::uint32_t>(b + 1)};
     bonds_.push_back(std::make_unique<bond::Bond>(bond_config, members, context));
     bonds_.back()->prepare_members();
     schedulers_.push_back(std::make_unique<sched::BondScheduler>(

@@ -42,7 +42,8 @@ class BondRig {
       : host_(unique_name("host"), std::max(2u, workers), kHostRing, workers),
         flows_(flows),
         tracker_(flows),
-        received_(members, 0) {
+        received_(members, 0),
+        lldp_frames_(members, 0) {
     for (std::size_t m = 0; m < members; ++m) {
       // Twice the host's rings: all they hold may leave on one member (active-backup) while
       // this thread, the members' only reader, is descheduled; the member's ring must take it
@@ -142,6 +143,10 @@ class BondRig {
           ++slow_frames_;
           return;
         }
+        if (drivers::is_lldp(frame)) {  // braid's own LLDPDUs (lldp on by default)
+          ++lldp_frames_[m];
+          return;
+        }
         Stamp stamp = FlowSet::stamp_of(frame);
         if (const auto arrived = linkemu::RingLink::arrival_ns(frame)) stamp.time = *arrived;
         tracker_.seen(stamp, static_cast<int>(m));
@@ -218,6 +223,7 @@ class BondRig {
   }
 
   std::uint64_t slow_frames() const { return slow_frames_; }
+  std::uint64_t lldp_frames(std::size_t m) const { return lldp_frames_[m]; }
   // Flows in this order, cycled (e.g. trace::make_packet_flows for skewed traffic), instead of
   // round robin.
   void inject_in_order(std::vector<std::uint32_t> order) {
@@ -247,6 +253,7 @@ class BondRig {
   std::vector<rte_ring*> far_ends_;
   std::vector<std::unique_ptr<linkemu::RingLink>> links_;
   std::vector<std::uint64_t> received_;
+  std::vector<std::uint64_t> lldp_frames_;
   std::uint64_t injected_ = 0;
   std::uint64_t slow_frames_ = 0;
   std::uint32_t next_flow_ = 0;

@@ -109,6 +109,7 @@ Bond::Bond(const config::BondConfig& config, std::vector<drivers::EthdevPort*> m
     shared_.bfd = {micro ? bfd::kMicroBfdPort : bfd::kSingleHopPort, micro};
   }
   lsc_registered_.assign(members_.size(), false);
+  if (config_.lldp.enabled) create_lldp();
 }
 
 Bond::~Bond() {
@@ -197,6 +198,11 @@ void Bond::start(std::uint64_t now_ns) {
   poll_links(now_ns);
   run_health(now_ns);
   rebuild(now_ns, "start");
+  // Again after a stop (leave_service stopped the agents): members whose link is up listen.
+  if (lldp_) {
+    for (std::size_t m = 0; m < members_.size(); ++m)
+      lldp_->set_link(m, members_[m].link_up, now_ns);
+  }
 }
 
 std::uint64_t Bond::poll(std::uint64_t now_ns) {
@@ -212,6 +218,7 @@ std::uint64_t Bond::poll(std::uint64_t now_ns) {
   const std::uint64_t bfd_next = bfd_ ? bfd_->poll(now_ns) : UINT64_MAX;
   publisher_.reclaim();
   std::uint64_t next = std::min(next_link_poll_ns_, next_health_deadline_ns());
+  if (lldp_) next = std::min(next, run_lldp(now_ns));
   if (lacp_) next = std::min(next, lacp_->next_deadline_ns());
   if (bfd_) next = std::min(next, bfd_next);
   if (lacp_ && config_.lacp.fallback) next = std::min(next, next_neighbour_check_ns_);
@@ -322,6 +329,7 @@ void Bond::poll_links(std::uint64_t now_ns) {
     if (lacp_) {
       lacp_->on_link(m, up && member.admin_up, member.speed_mbps, full_duplex, now_ns);
     }
+    if (lldp_) lldp_->set_link(m, up, now_ns);
     update_health(m, now_ns);
   }
   if (changed) rebuild(now_ns, "link change");
@@ -433,6 +441,7 @@ void Bond::send_pending_goodbyes(std::uint64_t now_ns) {
 
 std::size_t Bond::leave_service(std::uint64_t now_ns, std::uint64_t patience_ns) {
   const std::uint64_t sent_before = counters_.goodbye_tx;
+  if (lldp_) lldp_->stop_all(now_ns);
   if (lacp_) {
     for (std::size_t m = 0; m < members_.size(); ++m) {
       if (members_[m].admin_up) members_[m].goodbye = lacp_->goodbye_frame(m);

@@ -21,6 +21,7 @@
 
 #include "bond/dpdk/bond_bfd.hpp"
 #include "bond/dpdk/bond_datapath.hpp"
+#include "bond/dpdk/bond_lldp.hpp"
 #include "bond/dpdk/table_publisher.hpp"
 #include "common/deadline_lag.hpp"
 #include "common/token_bucket.hpp"
@@ -81,10 +82,11 @@ struct BondCounters {
   std::uint64_t slow_unsupported = 0;
   // Polls that left frames on the ring for the next one (their budget ran out: a flood).
   std::uint64_t slow_ring_budget_hits = 0;
-  std::uint64_t control_tx = 0;         // LACPDUs, marker responses and BFD packets sent
+  std::uint64_t control_tx = 0;         // LACPDUs, marker responses, BFD packets, LLDPDUs sent
   std::uint64_t control_tx_failed = 0;  // ... that the member's control TX queue refused
   std::uint64_t control_no_mbuf = 0;    // ... for which the control pool had no mbuf
   std::uint64_t goodbye_tx = 0;         // out-of-sync LACPDUs as members left service
+  std::uint64_t lldp_rx = 0;            // LLDPDUs from the ring or a slow queue (bond_lldp.hpp)
 };
 
 // What a bond needs from the engine.
@@ -95,6 +97,7 @@ struct BondContext {
   drivers::KernelLinks* kernel_links = nullptr;  // link state of members on kernel interfaces
   const Waker* waker = nullptr;                  // link interrupts wake the protocol loop
   DeadlineLag* lag = nullptr;                    // lateness of link polls and LACP timers
+  std::uint32_t number = 1;  // the bond's place in the config, from 1 (LLDP's aggregated port id)
 };
 
 class Bond {
@@ -178,6 +181,8 @@ class Bond {
   // Its BFD sessions (bonds[].bfd; nullptr when off or before start). `set bfd` changes them.
   BondBfd* bfd() { return bfd_.get(); }
   const BondBfd* bfd() const { return bfd_.get(); }
+  // Its members' LLDP agents and cabling check (bond_lldp.hpp); nullptr with lldp off.
+  const BondLldp* lldp() const { return lldp_.get(); }
   const BondTable* table() const { return publisher_.current(); }
   const rte_ether_addr& mac() const { return mac_; }
   // Monotonic time of the last table publication (for failover measurement).
@@ -208,6 +213,11 @@ class Bond {
   // True when the budget ran out with frames left on the ring.
   bool drain_slow_ring(std::uint64_t now_ns);
   void on_slow_frame(std::size_t member, const rte_mbuf* frame, std::uint64_t now_ns);
+  // An LLDPDU from either path (bond_lldp_path.cpp); returns false when it is not one.
+  bool on_lldp_frame(std::size_t member, const rte_mbuf* frame, std::uint64_t now_ns);
+  void create_lldp();
+  // The agents' view of the bond (links, aggregation, LACP partners), then their deadlines.
+  std::uint64_t run_lldp(std::uint64_t now_ns);
   bool send_control_frame(std::size_t member, ByteSpan frame);
   rte_mbuf* control_mbuf();
   // Goodbye to the partner on `member` as it leaves service (LacpSystem::goodbye_frame).
@@ -247,6 +257,7 @@ class Bond {
   std::unique_ptr<BondBfd> bfd_;
   std::array<std::atomic<std::uint64_t>, kMaxMembers> bfd_local_macs_{};    // BondShared
   std::array<std::atomic<std::uint64_t>, kMaxMembers> bfd_peer_sources_{};  // BondShared
+  std::unique_ptr<BondLldp> lldp_;
   std::uint64_t lacp_generation_ = 0;
   std::optional<std::size_t> active_backup_member_;
   std::vector<MemberIndex> buckets_;

@@ -11,6 +11,7 @@
 #include "bond/dpdk/bond_metrics.hpp"
 #include "bond/dpdk/bond_readiness.hpp"
 #include "bond/dpdk/health_commands.hpp"
+#include "bond/dpdk/lldp_commands.hpp"
 #include "common/clock.hpp"
 #include "control/control_plane.hpp"
 #include "lacp/snapshot.hpp"
@@ -319,6 +320,7 @@ void register_bond_commands(control::ControlPlane& control, std::vector<Bond*> b
   register_bond_metrics(control.metrics(), bonds);
   register_health_commands(control, bonds);
   register_bfd_commands(control, bonds);
+  register_lldp_commands(control, bonds);
 }
 
 }  // namespace braid::bond

@@ -1,9 +1,9 @@
 // A bond as a worker sees it: the egress side hashes a burst and hands each packet to its
 // bucket's member TX buffer; the ingress side takes a member's RX burst, diverts Slow Protocols
-// frames to the control thread and passes data frames on (even on a member whose NIC steers them
-// to a queue of their own: whatever the NIC missed still reaches LACP). One object per
-// (worker, bond); no locks: the table comes from TablePublisher, everything else belongs to the
-// worker.
+// frames and (LLDP on) LLDPDUs to the control thread and passes data frames on (even on a member
+// whose NIC steers them to a queue of their own: whatever the NIC missed still reaches LACP). One
+// object per (worker, bond); no locks: the table comes from TablePublisher, everything else belongs
+// to the worker.
 #pragma once
 
 #include <rte_cycles.h>
@@ -20,6 +20,7 @@
 #include "bond/dpdk/bucket_hold.hpp"
 #include "bond/dpdk/table_publisher.hpp"
 #include "bond/slow_policer.hpp"
+#include "common/token_bucket.hpp"
 #include "engine/counters.hpp"
 #include "engine/tx_buffer.hpp"
 #include "flow/dpdk/mbuf_hash.hpp"
@@ -44,7 +45,16 @@ struct BondShared {
   const std::atomic<std::uint64_t>* bfd_local_macs = nullptr;
   // Per member, the source MAC of its BFD peer (mac_key; 0: none yet): a limit of its own.
   const std::atomic<std::uint64_t>* bfd_peer_sources = nullptr;
+  // LLDP runs on the bond's members (config lldp): untagged 0x88cc frames go to the control
+  // thread over slow_ring too; off, they are data like any other frame.
+  bool lldp = false;
 };
+
+// Per (worker, member RX queue), LLDPDUs to the control thread (802.1AB): a neighbour sends one
+// every msgTxInterval and at most txCreditMax (5) in a burst, a member has a few neighbours at
+// most; anything beyond is a flood, dropped as lldp_policed before it reaches the ring.
+inline constexpr std::uint64_t kLldpFramesPerSecond = 16;
+inline constexpr std::uint64_t kLldpFramesBurst = 32;
 
 class BondEgress {
  public:
@@ -182,7 +192,8 @@ class BondIngress {
         port_id_(port_id),
         peer_tx_(peer_tx),
         slow_policer_(rte_get_tsc_hz()),
-        bfd_policer_(rte_get_tsc_hz()) {}
+        bfd_policer_(rte_get_tsc_hz()),
+        lldp_policer_(kLldpFramesPerSecond, rte_get_tsc_hz(), kLldpFramesBurst) {}
 
   // `forwarding` false (console `stop`): Slow Protocols frames still reach LACP, data frames
   // are dropped and counted as `stopped`.
@@ -190,8 +201,9 @@ class BondIngress {
                bool forwarding = true) {
     const BondTable* table = shared_->publisher->current();
     std::array<rte_mbuf*, engine::kMaxBurst> slow;
+    std::array<rte_mbuf*, engine::kMaxBurst> lldpdus;
     std::array<rte_mbuf*, engine::kMaxBurst> refused;
-    std::uint16_t data = 0, slow_count = 0, refused_count = 0;
+    std::uint16_t data = 0, slow_count = 0, lldp_count = 0, refused_count = 0;
     const bool collecting = table->collecting[member_] && forwarding;
     const BfdDivertRule bfd = shared_->bfd;
     const std::uint64_t local_mac =
@@ -200,7 +212,9 @@ class BondIngress {
     std::uint16_t bfd_count = 0;
     for (std::uint16_t i = 0; i < n; ++i) {
       rte_mbuf* packet = packets[i];
-      if (drivers::is_slow_protocols(packet)) {
+      // One read of the EtherType; a data frame costs one more compare than before LLDP.
+      const std::uint16_t ethertype = drivers::outer_ethertype(packet);
+      if (ethertype == flow::kEtherTypeSlowProtocols) {
         packet->port = port_id_;  // not every PMD sets it (net_ring does not); the control
                                   // thread finds the member by it
         slow[slow_count++] = packet;
@@ -208,6 +222,9 @@ class BondIngress {
                                                    packet->data_len, bfd, local_mac)) {
         packet->port = port_id_;
         bfd_frames[bfd_count++] = packet;
+      } else if (ethertype == drivers::kEtherTypeLldp && shared_->lldp) {
+        packet->port = port_id_;
+        lldpdus[lldp_count++] = packet;
       } else if (collecting) {
         packets[data++] = packet;
       } else {
@@ -216,6 +233,7 @@ class BondIngress {
     }
     if (slow_count != 0) to_control(slow.data(), slow_count, counters);
     if (bfd_count != 0) bfd_to_control(bfd_frames.data(), bfd_count, counters);
+    if (lldp_count != 0) lldp_to_control(lldpdus.data(), lldp_count, counters);
     if (refused_count != 0) {
       const engine::DropReason reason =
           forwarding ? engine::DropReason::kNotCollecting : engine::DropReason::kStopped;
@@ -277,6 +295,24 @@ class BondIngress {
       rte_pktmbuf_free_bulk(dropped.data(), policed);
     }
     enqueue_to_control(frames, allowed, counters);
+  // LLDPDUs within this queue's rate limit join the Slow Protocols frames on the ring (the
+  // control thread tells them apart by EtherType); the rest are dropped as lldp_policed.
+  void lldp_to_control(rte_mbuf** lldpdus, std::uint16_t count, engine::WorkerCounters& counters) {
+    const std::uint64_t now = rte_rdtsc();
+    std::array<rte_mbuf*, engine::kMaxBurst> dropped;
+    std::uint16_t allowed = 0, policed = 0;
+    for (std::uint16_t i = 0; i < count; ++i) {
+      if (lldp_policer_.take(now)) {
+        lldpdus[allowed++] = lldpdus[i];
+      } else {
+        dropped[policed++] = lldpdus[i];
+      }
+    }
+    if (policed != 0) {
+      counters.drops[static_cast<std::size_t>(engine::DropReason::kLldpPoliced)].add(policed);
+      rte_pktmbuf_free_bulk(dropped.data(), policed);
+    }
+    enqueue_to_control(lldpdus, allowed, counters);
   }
 
   void enqueue_to_control(rte_mbuf** frames, std::uint16_t count,
@@ -298,6 +334,7 @@ class BondIngress {
   engine::TxBuffer* peer_tx_;
   SlowPolicer slow_policer_;  // in TSC cycles
   BfdPolicer bfd_policer_;    // in TSC cycles
+  TokenBucket lldp_policer_;  // in TSC cycles
 };
 
 }  // namespace braid::bond

@@ -66,6 +66,8 @@ void Bond::poll_slow_queues(std::uint64_t now_ns) {
           on_slow_frame(m, frames[i], now_ns);
           continue;
         }
+        // A NIC whose steering rule also matched LLDP (or spread it there): LLDP takes it.
+        if (on_lldp_frame(m, frames[i], now_ns)) continue;
         if (counters_.slow_queue_misdirected++ == 0) {
           log(now_ns, "member " + members_[m].port->name() +
                           ": a frame that is not Slow Protocols arrived on the slow queue; "
@@ -91,6 +93,8 @@ bool Bond::drain_slow_ring(std::uint64_t now_ns) {
       for (std::size_t m = 0; m < members_.size(); ++m) {
         if (members_[m].port->id() == frames[i]->port) member = m;
       }
+      // The workers put LLDPDUs on the same ring (bond_datapath.hpp).
+      if (on_lldp_frame(member, frames[i], now_ns)) continue;
       if (bfd_ && !drivers::is_slow_protocols(frames[i])) {  // the workers' BFD divert
         bfd_->on_frame(
             member, ByteSpan(rte_pktmbuf_mtod(frames[i], const std::uint8_t*), frames[i]->data_len),
