@@ -60,6 +60,12 @@ struct WorkerConfig {
   std::vector<unsigned> lcores = {1};
   std::uint16_t burst = 32;
   std::uint32_t tx_drain_us = 100;  // partial TX bursts leave after at most this long
+  // A worker whose poll-loop counter has not moved for longer is stalled: an alarm (log,
+  // `show workers`, metrics; lib/engine/worker_liveness.hpp). A loop takes microseconds and
+  // never sleeps; a shared CPU's scheduler tick is 4 ms and the worst descheduling the shared
+  // 2-core test machines show is tens of ms, so 100 ms is no hiccup, and it is far inside
+  // LACP's short timeout (3 s) that a worker no longer passing LACPDUs would end in.
+  std::uint32_t stall_limit_ms = 100;
 };
 
 // How a choice is spelled in the config file; the loader parses with the table and `show`

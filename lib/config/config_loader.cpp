@@ -121,7 +121,7 @@ PortConfig read_port(const YamlReader& in, const YAML::Node& node, std::size_t i
 }
 
 void read_workers(const YamlReader& in, const YAML::Node& node, WorkerConfig& workers) {
-  in.expect_map(node, "workers", {"lcores", "burst", "tx_drain_us"});
+  in.expect_map(node, "workers", {"lcores", "burst", "tx_drain_us", "stall_limit_ms"});
   if (const YAML::Node lcores = node["lcores"]; lcores.IsDefined()) {
     in.expect_sequence(lcores, "workers.lcores");
     workers.lcores.clear();
@@ -135,6 +135,8 @@ void read_workers(const YamlReader& in, const YAML::Node& node, WorkerConfig& wo
   workers.burst = static_cast<std::uint16_t>(in.get_uint(node, "burst", "workers", 1, 512, 32));
   workers.tx_drain_us =
       static_cast<std::uint32_t>(in.get_uint(node, "tx_drain_us", "workers", 1, 1000000, 100));
+  workers.stall_limit_ms = static_cast<std::uint32_t>(
+      in.get_uint(node, "stall_limit_ms", "workers", 1, 60000, workers.stall_limit_ms));
 }
 
 // `key` as one of `names`; `fallback` when absent.

@@ -386,6 +386,8 @@ void Engine::build_workers(const Placement& placement) {
     build_tx_probes(*worker, buffer_of_port);
     workers_.push_back(std::move(worker));
   }
+  liveness_ =
+      WorkerLiveness(std::uint64_t{config_.workers.stall_limit_ms} * 1'000'000, workers_.size());
 }
 
 void Engine::build_routes(Worker& worker, const std::vector<RxQueueRef>& queues,
@@ -480,6 +482,7 @@ void Engine::start() {
   }
   forwarding_.store(true, std::memory_order_release);
   running_.store(true, std::memory_order_release);
+  liveness_.restart(monotonic_ns());
   for (const auto& worker : workers_) {
     if (const int rc = rte_eal_remote_launch(worker_main, worker.get(), worker->lcore); rc != 0) {
       running_.store(false);
@@ -522,6 +525,7 @@ void Engine::stop() {
     running_.store(false, std::memory_order_release);
     for (const auto& worker : workers_)
       rte_eal_wait_lcore(worker->lcore);
+    liveness_.restart(monotonic_ns());  // a stopped worker is no stalled one
   }
   if (ports_started_) {
     if (control_started_) {
@@ -540,7 +544,7 @@ void Engine::stop() {
 }
 
 std::uint64_t Engine::poll_control(std::uint64_t now_ns) {
-  std::uint64_t next = UINT64_MAX;
+  std::uint64_t next = check_workers(now_ns);
   if (!control_started_) return next;
   if (kernel_links_.poll()) {
     for (const auto& bond : bonds_)
@@ -551,6 +555,47 @@ std::uint64_t Engine::poll_control(std::uint64_t now_ns) {
   for (const auto& scheduler : schedulers_)
     next = std::min(next, scheduler->poll(now_ns));
   return next;
+}
+
+std::uint64_t Engine::check_workers(std::uint64_t now_ns) {
+  if (!running()) return UINT64_MAX;
+  if (now_ns < liveness_.next_check_ns()) return liveness_.next_check_ns();
+  std::vector<std::uint64_t> loops;
+  loops.reserve(workers_.size());
+  for (const auto& worker : workers_)
+    loops.push_back(worker->counters.loops.get());
+  for (const WorkerLiveness::Event& event : liveness_.check(loops, now_ns)) {
+    const Worker& worker = *workers_[event.worker];
+    const double ms = static_cast<double>(event.still_ns) / 1e6;
+    if (event.stalled) {
+      BRAID_LOG_TO(kEngine, WARNING,
+                   "worker lcore %u stalled: its poll loop has not moved for %.1f ms (limit %llu "
+                   "ms); its queues %s are not served\n",
+                   worker.lcore, ms,
+                   static_cast<unsigned long long>(liveness_.stall_limit_ns() / 1'000'000),
+                   queues_of(worker).c_str());
+    } else {
+      BRAID_LOG_TO(kEngine, WARNING, "worker lcore %u running again after a stall of %.1f ms\n",
+                   worker.lcore, ms);
+    }
+  }
+  return liveness_.next_check_ns();
+}
+
+std::string Engine::queues_of(const Worker& worker) const {
+  std::string queues;
+  for (const RxRoute& route : worker.routes) {
+    const std::string name = route.port < ports_.size() ? ports_[route.port]->name()
+                                                        : "port" + std::to_string(route.port);
+    queues += (queues.empty() ? "" : " ") + name + "/" + std::to_string(route.queue);
+    // A queue polled across sockets says so: the NUMA placement report's warning, kept visible.
+    if (route.port < ports_.size()) {
+      const int socket = ports_[route.port]->socket();
+      if (socket >= 0 && socket != worker.socket)
+        queues += "(socket " + std::to_string(socket) + ")";
+    }
+  }
+  return queues;
 }
 
 CounterTotals Engine::totals() const {

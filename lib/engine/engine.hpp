@@ -23,6 +23,7 @@
 #include "engine/placement.hpp"
 #include "engine/port_queues.hpp"
 #include "engine/worker.hpp"
+#include "engine/worker_liveness.hpp"
 #include "port/ethdev_port.hpp"
 #include "port/kernel_links.hpp"
 #include "sched/dpdk/bond_scheduler.hpp"
@@ -71,6 +72,10 @@ class Engine {
   std::size_t port_count() const { return ports_.size(); }
   const drivers::EthdevPort& port(std::size_t index) const { return *ports_[index]; }
   const std::vector<std::unique_ptr<Worker>>& workers() const { return workers_; }
+  // The (port/RX queue) pairs a worker polls, as "m0/0 m1/0".
+  std::string queues_of(const Worker& worker) const;
+  // Whether each worker's poll loop keeps moving (checked by poll_control while running).
+  const WorkerLiveness& liveness() const { return liveness_; }
   std::size_t bond_count() const { return bonds_.size(); }
   bond::Bond& bond(std::size_t index) { return *bonds_[index]; }
   const bond::Bond& bond(std::size_t index) const { return *bonds_[index]; }
@@ -114,6 +119,8 @@ class Engine {
                     const std::vector<TxBuffer*>& buffer_of_port);
   void build_tx_probes(Worker& worker, const std::vector<TxBuffer*>& buffer_of_port);
   void connect_queue_depths();
+  // The liveness check, when due: logs stalls and recoveries. Returns when it is next due.
+  std::uint64_t check_workers(std::uint64_t now_ns);
 
   config::Config config_;
   std::vector<std::unique_ptr<drivers::EthdevPort>> ports_;
@@ -132,6 +139,7 @@ class Engine {
   Waker waker_;
   drivers::KernelLinks kernel_links_;
   DeadlineLag lag_;
+  WorkerLiveness liveness_{0, 0};  // built with the workers
   std::atomic<bool> running_{false};
   std::atomic<bool> forwarding_{true};
   unsigned instance_ = 0;  // names this engine's mempools

@@ -29,6 +29,13 @@ Value percent(double ratio) {
   return Value::displayed(ratio, text);
 }
 
+// A duration in seconds, shown in ms ("412.0ms").
+Value duration(std::uint64_t ns) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1fms", static_cast<double>(ns) / 1e6);
+  return Value::displayed(static_cast<double>(ns) / 1e9, text);
+}
+
 // The ports a command names: the one given, or all.
 std::vector<std::size_t> chosen_ports(const Engine& engine, const Args& args) {
   std::vector<std::size_t> ports;
@@ -110,29 +117,24 @@ void show_port_info(EngineView& view, const Args& args, Output& out) {
 
 void show_workers(EngineView& view, Output& out) {
   const Engine& engine = view.engine();
+  const WorkerLiveness& liveness = engine.liveness();
   out.value("forwarding", engine.forwarding() ? "started" : "stopped");
+  out.value("stalled", std::to_string(liveness.stalled_count()) + " of " +
+                           std::to_string(engine.workers().size()) + " (limit " +
+                           std::to_string(liveness.stall_limit_ns() / 1'000'000) + " ms)");
   control::Table& table =
-      out.table("workers", {"lcore", "socket", "queues", "rx_pps", "tx_pps", "busy", "loops"});
+      out.table("workers", {"lcore", "socket", "queues", "rx_pps", "tx_pps", "busy", "loops",
+                            "state", "stalled_for", "stalls", "last_stall"});
   for (std::size_t w = 0; w < engine.workers().size(); ++w) {
     const Worker& worker = *engine.workers()[w];
-    std::string queues;
-    for (const RxRoute& route : worker.routes) {
-      const std::string name = route.port < engine.port_count()
-                                   ? engine.port(route.port).name()
-                                   : "port" + std::to_string(route.port);
-      queues += (queues.empty() ? "" : " ") + name + "/" + std::to_string(route.queue);
-      // A queue polled across sockets says so: the NUMA placement report's warning, kept visible.
-      if (route.port < engine.port_count()) {
-        const int socket = engine.port(route.port).socket();
-        if (socket >= 0 && socket != worker.socket) {
-          queues += "(socket " + std::to_string(socket) + ")";
-        }
-      }
-    }
     const WorkerRates rates =
         w < view.worker_rates().size() ? view.worker_rates()[w] : WorkerRates{};
-    table.row({worker.lcore, worker.socket, queues, rate(rates.rx_pps), rate(rates.tx_pps),
-               percent(rates.busy_ratio), worker.counters.loops.get()});
+    const WorkerLiveness::Worker& alive = liveness.workers()[w];
+    const std::string state = !engine.running() ? "stopped" : alive.stalled ? "stalled" : "running";
+    table.row({worker.lcore, worker.socket, engine.queues_of(worker), rate(rates.rx_pps),
+               rate(rates.tx_pps), percent(rates.busy_ratio), worker.counters.loops.get(), state,
+               alive.stalled ? duration(liveness.still_ns(w)) : Value::missing(), alive.stalls,
+               alive.last_stall_ns == 0 ? Value::missing() : duration(alive.last_stall_ns)});
   }
 }
 
@@ -175,7 +177,8 @@ void register_engine_commands(control::ControlPlane& control, Engine& engine) {
                    show_port_stats(*view, args, out);
                  }
                });
-  commands.add("show workers", "each worker lcore: socket, (port/queue)s, rates, busy share",
+  commands.add("show workers",
+               "each worker lcore: socket, (port/queue)s, rates, busy share, stalls",
                [view](const Args&, Output& out) { show_workers(*view, out); });
   commands.add("show drops", "drops by reason since the last clear, and what the NICs dropped",
                [view](const Args&, Output& out) { show_drops(*view, out); });

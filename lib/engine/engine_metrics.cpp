@@ -68,6 +68,19 @@ void register_engine_metrics(control::MetricsRegistry& metrics, std::shared_ptr<
           i < view->worker_rates().size() ? view->worker_rates()[i].busy_ratio : 0.0;
       w.sample({{"lcore", std::to_string(engine.workers()[i]->lcore)}}, busy);
     }
+    const WorkerLiveness& liveness = engine.liveness();
+    w.family("braid_worker_stalled",
+             "1 while a worker's poll loop has not moved for longer than workers.stall_limit_ms",
+             MetricType::kGauge);
+    for (std::size_t i = 0; i < engine.workers().size(); ++i) {
+      w.sample({{"lcore", std::to_string(engine.workers()[i]->lcore)}},
+               std::uint64_t{liveness.workers()[i].stalled ? 1u : 0u});
+    }
+    w.family("braid_worker_stalls_total", "stall alarms a worker raised", MetricType::kCounter);
+    for (std::size_t i = 0; i < engine.workers().size(); ++i) {
+      w.sample({{"lcore", std::to_string(engine.workers()[i]->lcore)}},
+               liveness.workers()[i].stalls);
+    }
     w.family("braid_forwarding", "1 while workers forward (the console's start/stop)",
              MetricType::kGauge);
     w.sample({}, std::uint64_t{engine.forwarding() ? 1u : 0u});

@@ -2,7 +2,9 @@
 // transmit queue. Queue depth (packets waiting in TX descriptors or an emulated link) counts as
 // load already on the member, so a member whose queue builds up (slower, paused) receives no new
 // flowlets until it drains; with equal queues the recent per-bucket load decides, which spreads
-// elephants and mice evenly. Members get equal shares: lqf ignores weights.
+// elephants and mice evenly. Members get equal shares (the scheduler gives every member the
+// same weight under lqf) except where their health cuts the weight (a degraded member's share
+// is its health factor's fraction of an equal one).
 #include "sched/load_balancer.hpp"
 #include "sched/policy.hpp"
 
@@ -16,14 +18,14 @@ class LqfPolicy final : public Policy {
   PolicyKind kind() const override { return PolicyKind::kLqf; }
 
   Plan plan(const PlanInput& in) override {
-    std::size_t distributing = 0;
+    double total = 0;
     for (const MemberState& member : in.members)
-      distributing += member.distributing ? 1 : 0;
+      total += member.distributing ? member.weight : 0;
     std::vector<double> share(in.members.size(), 0);
     std::vector<double> backlog(in.members.size(), 0);
     for (std::size_t m = 0; m < in.members.size(); ++m) {
       if (!in.members[m].distributing) continue;
-      share[m] = 1.0 / static_cast<double>(distributing);
+      share[m] = total > 0 ? in.members[m].weight / total : 0;
       backlog[m] = static_cast<double>(in.members[m].queue_depth.value_or(0));
     }
     return balance_load(in, share, backlog, kTolerance);

@@ -73,8 +73,12 @@ StepResult Scheduler::step(std::uint64_t now_ns, std::span<const MemberInput> me
     result.weights = effective;
   }
   std::vector<MemberState> states(aimd_.size());
-  for (std::size_t m = 0; m < states.size() && m < members.size(); ++m)
-    states[m] = {members[m].distributing, effective[m], members[m].queue_depth};
+  for (std::size_t m = 0; m < states.size() && m < members.size(); ++m) {
+    const std::uint64_t weight =
+        std::uint64_t{effective[m]} * std::min(members[m].health_permille, 1000u) / 1000;
+    states[m] = {members[m].distributing, static_cast<std::uint32_t>(weight),
+                 members[m].queue_depth};
+  }
   const std::vector<std::uint64_t> drain_ns = drain_times(members, elapsed_ns);
   record_queues(now_ns, members);
   std::vector<MemberIndex> table(buckets.begin(), buckets.end());

@@ -48,6 +48,10 @@ struct MemberInput {
   // member's queue: nothing a held bucket's older tables sent can reach the member after that
   // measurement (held_moves.hpp). kAckedAll: every generation (simulations, tests).
   std::uint64_t acked_generation = kAckedAll;
+  // The share of its weight the member's health leaves it (lib/health: 1000 healthy,
+  // degraded_weight_permille degraded): every policy plans with weight x this / 1000, so a
+  // degraded member stays cut whatever weights the policy itself sets.
+  std::uint32_t health_permille = 1000;
 };
 
 struct StepResult {

@@ -227,6 +227,25 @@ struct Stall {
     self->stalled.store(false);
     return count;
   }
+  // On the worker's own TX queue of each of the rig's 4 members; detach() after the workers
+  // stopped (one may be inside the callback).
+  template <typename Rig>
+  bool attach(Rig& rig) {
+    for (std::size_t m = 0; m < 4; ++m) {
+      const std::uint16_t port = rig.member(m).port_id();
+      const rte_eth_rxtx_callback* added =
+          rte_eth_add_tx_callback(port, static_cast<std::uint16_t>(worker), callback, this);
+      if (added == nullptr) return false;
+      callbacks.emplace_back(port, added);
+    }
+    return true;
+  }
+  void detach() {
+    for (const auto& [port, added] : callbacks)
+      rte_eth_remove_tx_callback(port, static_cast<std::uint16_t>(worker), added);
+    callbacks.clear();
+  }
+  std::vector<std::pair<std::uint16_t, const rte_eth_rxtx_callback*>> callbacks;
 };
 
 TEST_P(MultiWorker, ADescheduledWorkerKeepsItsTableAndCatchesUpOnTheNewest) {
@@ -234,13 +253,7 @@ TEST_P(MultiWorker, ADescheduledWorkerKeepsItsTableAndCatchesUpOnTheNewest) {
   BondRig rig(4, ", mode: static", 4096, std::nullopt, workers);
   Stall stall;
   stall.worker = workers - 1;
-  std::vector<const rte_eth_rxtx_callback*> callbacks;
-  for (std::size_t m = 0; m < 4; ++m) {
-    callbacks.push_back(rte_eth_add_tx_callback(rig.member(m).port_id(),
-                                                static_cast<std::uint16_t>(stall.worker),
-                                                Stall::callback, &stall));
-    ASSERT_NE(callbacks.back(), nullptr);
-  }
+  ASSERT_TRUE(stall.attach(rig));
   rig.engine().start();
   rig.send(kPackets / 4);
   stall.armed.store(true);
@@ -282,11 +295,76 @@ TEST_P(MultiWorker, ADescheduledWorkerKeepsItsTableAndCatchesUpOnTheNewest) {
   rig.send(kPackets / 4);
   expect_every_worker_forwarded(rig);
   rig.engine().stop();
-  for (std::size_t m = 0; m < 4; ++m)
-    rte_eth_remove_tx_callback(rig.member(m).port_id(), static_cast<std::uint16_t>(stall.worker),
-                               callbacks[m]);
+  stall.detach();
   expect_balanced(rig.engine());
   EXPECT_EQ(rig.engine().totals().dropped(), 0u);
+}
+
+// Worker liveness (issue 15): the same stall, held until the protocol loop's check raises the
+// alarm for that worker, then released: the alarm clears and the stall's length is recorded.
+// The limit is the shipped default (workers.stall_limit_ms, 100 ms).
+TEST_P(MultiWorker, AStalledWorkerRaisesTheLivenessAlarmWithinTheLimitAndClearsItWhenItResumes) {
+  const unsigned workers = GetParam();
+  BondRig rig(4, ", mode: static", 4096, std::nullopt, workers);
+  const engine::WorkerLiveness& liveness = rig.engine().liveness();
+  const std::uint64_t limit_ns = liveness.stall_limit_ns();
+  ASSERT_EQ(limit_ns, 100 * kMs) << "the default stall limit";
+  Stall stall;
+  stall.worker = workers - 1;
+  ASSERT_TRUE(stall.attach(rig));
+  rig.engine().start();
+  rig.send(kPackets / 4);
+  const engine::WorkerLiveness::Worker& alive = liveness.workers()[stall.worker];
+  const std::uint64_t stalls_before = alive.stalls;
+  stall.armed.store(true);
+  std::uint64_t deadline = monotonic_ns() + kPatienceNs;
+  while (!stall.stalled.load() && monotonic_ns() < deadline)
+    rig.pump();
+  ASSERT_TRUE(stall.stalled.load()) << "worker " << stall.worker << " never sent";
+  const std::uint64_t began_ns = monotonic_ns();
+
+  deadline = monotonic_ns() + kPatienceNs;
+  while (!alive.stalled && monotonic_ns() < deadline)
+    rig.pump(0);
+  ASSERT_TRUE(alive.stalled) << "no alarm for worker " << stall.worker;
+  ASSERT_TRUE(stall.stalled.load()) << "the alarm came after the worker resumed";
+  EXPECT_EQ(alive.stalls, stalls_before + 1);
+  // Raised at the first check that found the counter still for more than the limit: after the
+  // limit, and at most one check period (plus this thread's own descheduling) later.
+  EXPECT_GT(alive.raised_ns - alive.stalled_since_ns, limit_ns);
+  EXPECT_LE(alive.raised_ns - alive.stalled_since_ns, limit_ns + liveness.period_ns() + 50 * kMs);
+  std::printf(
+      "worker %u stalled: alarm %.1f ms after its counter was last seen moving, %.1f ms "
+      "after this thread saw it stall (limit %.0f ms)\n",
+      stall.worker, static_cast<double>(alive.raised_ns - alive.stalled_since_ns) / 1e6,
+      (static_cast<double>(alive.raised_ns) - static_cast<double>(began_ns)) / 1e6,
+      static_cast<double>(limit_ns) / 1e6);
+  // Still raised while it stays stalled.
+  const std::uint64_t hold_until = monotonic_ns() + 2 * limit_ns;
+  while (monotonic_ns() < hold_until)
+    rig.pump(0);
+  EXPECT_TRUE(alive.stalled);
+  EXPECT_GT(liveness.still_ns(stall.worker), 2 * limit_ns);
+
+  const std::uint64_t last_moved_ns = alive.stalled_since_ns;  // cleared with the alarm
+  const std::uint64_t released_ns = monotonic_ns();
+  stall.release.store(true);
+  deadline = monotonic_ns() + kPatienceNs;
+  while (alive.stalled && monotonic_ns() < deadline)
+    rig.pump(0);
+  EXPECT_FALSE(alive.stalled) << "the alarm never cleared after worker " << stall.worker
+                              << " resumed";
+  EXPECT_EQ(alive.stalls, stalls_before + 1);
+  EXPECT_GE(alive.last_stall_ns, released_ns - last_moved_ns)
+      << "the stall's recorded length ends before the worker was let go";
+  std::printf("worker %u ran again: stall of %.1f ms recorded\n", stall.worker,
+              static_cast<double>(alive.last_stall_ns) / 1e6);
+  rig.send(kPackets / 4);
+  expect_every_worker_forwarded(rig);
+  rig.engine().stop();
+  EXPECT_FALSE(alive.stalled);
+  stall.detach();
+  expect_balanced(rig.engine());
 }
 
 // 20 kpps links (50 us a packet), 128 packets of queue, 50 us of latency.
@@ -335,13 +413,7 @@ TEST_P(MultiWorker, HeldMovesKeepEveryFlowInOrderAcrossWorkers) {
   Stall stall;
   stall.worker = workers - 1;
   stall.release.store(true);
-  std::vector<const rte_eth_rxtx_callback*> callbacks;
-  for (std::size_t m = 0; m < 4; ++m) {
-    callbacks.push_back(rte_eth_add_tx_callback(rig.member(m).port_id(),
-                                                static_cast<std::uint16_t>(stall.worker),
-                                                Stall::callback, &stall));
-    ASSERT_NE(callbacks.back(), nullptr);
-  }
+  ASSERT_TRUE(stall.attach(rig));
   rig.link(3).pause_periodically(1 * kMs, 750'000);
   rig.engine().start();
   for (int period = 0; period < 15; ++period) {
@@ -351,9 +423,7 @@ TEST_P(MultiWorker, HeldMovesKeepEveryFlowInOrderAcrossWorkers) {
   rig.settle();
   EXPECT_EQ(rig.engine().totals().buffered, 0u) << "packets still held once traffic stopped";
   rig.engine().stop();
-  for (std::size_t m = 0; m < 4; ++m)
-    rte_eth_remove_tx_callback(rig.member(m).port_id(), static_cast<std::uint16_t>(stall.worker),
-                               callbacks[m]);
+  stall.detach();
   expect_every_worker_forwarded(rig);
   const sched::Snapshot snap = rig.engine().bond_scheduler(0).snapshot();
   EXPECT_GT(snap.held_moves, 0u) << "no busy bucket was held: the scenario did not happen";

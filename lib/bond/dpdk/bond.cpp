@@ -11,6 +11,7 @@
 #include "common/clock.hpp"
 #include "common/plural.hpp"
 #include "config/config_validate.hpp"
+#include "lacp/constants.hpp"
 #include "linkemu/link_registry.hpp"
 #include "log/log_types.hpp"
 #include "port/ethdev_xstats.hpp"
@@ -74,6 +75,7 @@ Bond::Bond(const config::BondConfig& config, std::vector<drivers::EthdevPort*> m
       context_.kernel_links->watch(port->kernel_ifindex());
     }
     member.health = std::make_unique<health::MemberHealth>(config_.health.settings);
+    member.health_sources = std::make_unique<MemberHealthSources>(*port, members_.size(), config_);
     members_.push_back(std::move(member));
   }
   health_xstats_ = health::xstat_names(config_.health.xstats, config_.health.xstats_set);
@@ -549,7 +551,9 @@ health::CounterSnapshot Bond::read_health_counters(std::size_t m) const {
   // An emulated link's injected FCS errors (drivers/linkemu/rx_errors.hpp), as a NIC's xstat.
   if (const std::optional<std::uint64_t> injected = linkemu::injected_crc_errors(port_id))
     counters.xstats.emplace_back("rx_crc_errors", *injected);
-  return health::ethdev_snapshot(counters, health_xstats_);
+  health::CounterSnapshot snapshot = health::ethdev_snapshot(counters, health_xstats_);
+  members_[m].health_sources->overlay(snapshot);
+  return snapshot;
 }
 
 bool Bond::update_health(std::size_t m, std::uint64_t now_ns,
@@ -589,10 +593,30 @@ bool Bond::update_health(std::size_t m, std::uint64_t now_ns,
 void Bond::update_all_health(std::uint64_t now_ns, bool sample, const std::string& cause) {
   bool changed = false;
   for (std::size_t m = 0; m < members_.size(); ++m) {
-    changed |=
-        sample ? update_health(m, now_ns, read_health_counters(m)) : update_health(m, now_ns);
+    if (!sample) {
+      changed |= update_health(m, now_ns);
+      continue;
+    }
+    health::CounterSnapshot counters = read_health_counters(m);
+    if (lacp_)
+      counters[static_cast<std::size_t>(health::Signal::kLacpduMissed)] = lacpdu_sample(m, now_ns);
+    changed |= update_health(m, now_ns, counters);
   }
   if (changed) rebuild(now_ns, cause);
+}
+
+health::CounterSample Bond::lacpdu_sample(std::size_t m, std::uint64_t now_ns) {
+  const lacp::Port& port = lacp_->port(m);
+  // The partner's Periodic Transmission machine (802.1AX-2014 6.4.13) sends at the rate our
+  // Timeout bit asks for, unless both ends are Passive; a Defaulted actor has no partner.
+  const bool owes = members_[m].link_up && port.partnered() &&
+                    (lacp::has_bit(port.actor.state, lacp::state_bit::kActivity) ||
+                     lacp::has_bit(port.partner.state, lacp::state_bit::kActivity));
+  const std::uint64_t period_ns = lacp::has_bit(port.actor.state, lacp::state_bit::kTimeout)
+                                      ? lacp::kFastPeriodicTime
+                                      : lacp::kSlowPeriodicTime;
+  return members_[m].lacpdus.sample(now_ns, owes ? std::optional(period_ns) : std::nullopt,
+                                    lacp_->counters(m).lacpdu_rx);
 }
 
 void Bond::run_health(std::uint64_t now_ns) {

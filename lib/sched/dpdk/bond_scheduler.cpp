@@ -92,8 +92,10 @@ void BondScheduler::gather_activity(std::uint64_t now_ns) {
 void BondScheduler::gather_inputs(std::uint64_t now_ns) {
   const bond::BondTable* table = bond_.table();
   std::uint64_t reading_ns = 0;
+  const std::vector<bond::MemberStatus> members = bond_.members();
   for (std::size_t m = 0; m < inputs_.size(); ++m) {
     inputs_[m].distributing = table != nullptr && table->distributing[m];
+    inputs_[m].health_permille = m < members.size() ? members[m].health_weight_permille : 1000;
     const MemberQueue queue =
         queue_depth_ ? queue_depth_(m) : MemberQueue{std::nullopt, kCountedNow};
     inputs_[m].queue_depth = queue.packets;

@@ -13,57 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "veth_pair.hpp"
+
 namespace braid::congestion {
 namespace {
 
+using test::Command;
+using test::run;
+using test::VethPair;
+
 const std::string kFixtures = BRAID_CONGESTION_FIXTURES;
-
-struct Command {
-  int status = -1;  // the shell's exit status; 127: command not found
-  std::string output;
-};
-
-// Runs `command` through the shell with stderr folded into the output.
-Command run(const std::string& command) {
-  Command result;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[256];
-  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr)
-    result.output += buffer;
-  const int status = ::pclose(pipe);
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-// A veth pair that exists for the guard's lifetime; deleting one end deletes both.
-class VethPair {
- public:
-  VethPair(std::string name, std::string peer) : name_(std::move(name)), peer_(std::move(peer)) {}
-  VethPair(const VethPair&) = delete;
-  VethPair& operator=(const VethPair&) = delete;
-  ~VethPair() {
-    if (created_) run("ip link del " + name_);
-  }
-
-  // nullopt when created; else why not.
-  std::optional<std::string> create() {
-    const Command add = run("ip link add " + name_ + " type veth peer name " + peer_);
-    if (add.status == 127) return "`ip` (iproute2) is not installed";
-    if (add.status != 0) {
-      return "cannot create a veth pair (needs root or CAP_NET_ADMIN): " + add.output;
-    }
-    created_ = true;
-    return std::nullopt;
-  }
-  const std::string& name() const { return name_; }
-  const std::string& peer() const { return peer_; }
-
- private:
-  std::string name_;
-  std::string peer_;
-  bool created_ = false;
-};
 
 const std::uint64_t* find(const EthtoolStats& stats, const std::string& name) {
   return find_xstat(stats.stats, name);

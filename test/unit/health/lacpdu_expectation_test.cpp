@@ -1,0 +1,134 @@
+// The lacpdu_missed signal: LACPDUs a partner owes against those it sent, sampled once a second
+// like every signal, and what the member health model (shipped defaults) makes of it.
+#include "health/lacpdu_expectation.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <functional>
+#include <vector>
+
+#include "health/member_health.hpp"
+
+namespace braid::health {
+namespace {
+
+constexpr std::uint64_t kS = kNsPerSecond;
+constexpr std::uint64_t kMs = kNsPerMs;
+
+// A fast-rate partner whose k-th LACPDU leaves at phase + k s (+ jitter(k)), unless lost(k);
+// sampled every second from 1 s to `seconds`. Returns the last sample.
+CounterSample run(LacpduExpectation& expect, std::uint64_t seconds, std::uint64_t phase_ns,
+                  const std::function<bool(std::uint64_t)>& lost,
+                  const std::function<std::int64_t(std::uint64_t)>& jitter_ns = {}) {
+  CounterSample last;
+  for (std::uint64_t t = 1; t <= seconds; ++t) {
+    std::uint64_t received = 0;
+    for (std::uint64_t k = 0; k < t + 1; ++k) {
+      const std::int64_t at =
+          static_cast<std::int64_t>(k * kS + phase_ns) + (jitter_ns ? jitter_ns(k) : 0);
+      if (at <= static_cast<std::int64_t>(t * kS) && !lost(k)) ++received;
+    }
+    last = expect.sample(t * kS, kS, received);
+  }
+  return last;
+}
+
+TEST(LacpduExpectation, APartnerOnTimeMissesNothingWhateverItsPhaseAndJitter) {
+  for (const std::uint64_t phase : std::vector<std::uint64_t>{0, 1, 500 * kMs, 999 * kMs}) {
+    LacpduExpectation expect;
+    const CounterSample s = run(
+        expect, 100, phase, [](std::uint64_t) { return false; },
+        [](std::uint64_t k) {
+          return static_cast<std::int64_t>((k * 7919) % 600) * 1'000'000 - 300'000'000;
+        });
+    EXPECT_EQ(s.errors, 0u) << "phase " << phase;
+    EXPECT_EQ(s.frames, 99u) << "one owed per second after the first sample";
+  }
+}
+
+TEST(LacpduExpectation, EveryLossButOneInFlightIsCounted) {
+  LacpduExpectation expect;
+  // Every third LACPDU lost: 33 of 100.
+  const CounterSample s = run(expect, 100, 300 * kMs, [](std::uint64_t k) { return k % 3 == 0; });
+  EXPECT_GE(s.errors, 31u);
+  EXPECT_LE(s.errors, 33u);
+}
+
+TEST(LacpduExpectation, ABurstBanksOneLacpduOfCreditAtMost) {
+  LacpduExpectation expect;
+  expect.sample(0, kS, 0);
+  expect.sample(1 * kS, kS, 5);  // 5 at once (state changes): owed 1
+  // Then silence for 4 s: 4 owed, 1 credit, 1 in flight: 2 missed.
+  CounterSample s{};
+  for (std::uint64_t t = 2; t <= 5; ++t)
+    s = expect.sample(t * kS, kS, 5);
+  EXPECT_EQ(s.errors, 2u);
+  EXPECT_EQ(s.frames, 5u);
+}
+
+TEST(LacpduExpectation, NothingIsOwedWhileThereIsNoPartnerAndTheSlowRateOwesLittle) {
+  LacpduExpectation expect;
+  expect.sample(0, std::nullopt, 0);
+  CounterSample s = expect.sample(10 * kS, std::nullopt, 3);
+  EXPECT_EQ(s.errors, 0u);
+  EXPECT_EQ(s.frames, 0u);
+  s = expect.sample(70 * kS, 30 * kS, 3);  // slow rate: 2 owed in 60 s, none arrived
+  EXPECT_EQ(s.frames, 2u);
+  EXPECT_EQ(s.errors, 1u) << "one of the two is in flight";
+  s = expect.sample(80 * kS, 30 * kS, 1);  // the count went back (LACP restarted): baseline
+  EXPECT_EQ(s.errors, 1u);
+}
+
+// The model with the shipped lacpdu_missed thresholds (200000 / 50000 ppm, 10 frames, 30 s hold,
+// 10 s window): a fast-rate partner losing every third LACPDU (never 3 in a row, so LACP's own
+// short timeout never expires) degrades the member; when the loss stops it recovers after the
+// window and the hold.
+TEST(LacpduExpectation, APartnerLosingEveryThirdLacpduDegradesTheMemberUntilItStops) {
+  MemberHealth member({});
+  LacpduExpectation expect;
+  std::uint64_t received = 0;
+  std::uint64_t degraded_s = 0, recovered_s = 0;
+  for (std::uint64_t t = 1; t <= 120; ++t) {
+    const bool losing = t >= 10 && t < 40;
+    if (!(losing && t % 3 == 0)) ++received;
+    HealthInputs inputs;
+    inputs.carrier = true;
+    CounterSnapshot counters{};
+    counters[static_cast<std::size_t>(Signal::kLacpduMissed)] = expect.sample(t * kS, kS, received);
+    inputs.counters = counters;
+    member.update(inputs, t * kS);
+    if (degraded_s == 0 && member.state() == State::kDegraded) degraded_s = t;
+    if (degraded_s != 0 && recovered_s == 0 && member.state() == State::kHealthy) recovered_s = t;
+  }
+  ASSERT_NE(degraded_s, 0u) << "a third of the LACPDUs lost never degraded the member";
+  EXPECT_LT(degraded_s, 25u);
+  EXPECT_EQ(
+      member.view(120 * kS).signals[static_cast<std::size_t>(Signal::kLacpduMissed)].available,
+      true);
+  ASSERT_NE(recovered_s, 0u) << "never recovered";
+  EXPECT_GE(recovered_s, 40u + 30u) << "recovered before the hold";
+  EXPECT_LE(recovered_s, 40u + 10u + 30u + 5u);
+  std::printf("every third LACPDU lost from 10 s to 40 s: degraded at %llu s, healthy at %llu s\n",
+              static_cast<unsigned long long>(degraded_s),
+              static_cast<unsigned long long>(recovered_s));
+}
+
+TEST(LacpduExpectation, OneLostLacpduNowAndThenDegradesNothing) {
+  MemberHealth member({});
+  LacpduExpectation expect;
+  std::uint64_t received = 0;
+  for (std::uint64_t t = 1; t <= 300; ++t) {
+    if (t % 20 != 0) ++received;  // one in twenty lost: 50000 ppm
+    HealthInputs inputs;
+    inputs.carrier = true;
+    CounterSnapshot counters{};
+    counters[static_cast<std::size_t>(Signal::kLacpduMissed)] = expect.sample(t * kS, kS, received);
+    inputs.counters = counters;
+    member.update(inputs, t * kS);
+    ASSERT_EQ(member.state(), State::kHealthy) << "at " << t << " s";
+  }
+}
+
+}  // namespace
+}  // namespace braid::health
