@@ -119,11 +119,11 @@ void run(const braid::config::Config& config, const braid::app::Options& options
   if (interval_ms > 0) {
     // On the management thread: it reads only the workers' counters, and a slow terminal
     // blocks it, never the protocol loop.
-    auto previous = std::make_shared<braid::engine::CounterTotals>(engine.totals());
+    auto previous = std::make_shared<braid::datapath::CounterTotals>(engine.totals());
     auto previous_ns = std::make_shared<std::uint64_t>(start_ns);
     control.every_here("stats", std::uint64_t{interval_ms} * 1'000'000,
                        [&engine, &config, previous, previous_ns, start_ns](std::uint64_t now) {
-                         const braid::engine::CounterTotals current = engine.totals();
+                         const braid::datapath::CounterTotals current = engine.totals();
                          std::printf("%s\n", braid::engine::format_stats_line(
                                                  static_cast<double>(now - start_ns) / 1e9,
                                                  static_cast<double>(now - *previous_ns) / 1e9,

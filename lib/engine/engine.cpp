@@ -65,10 +65,10 @@ void Engine::build() {
   check_worker_lcores();
   for (const config::PortConfig& port_config : config_.ports) {
     ports_.push_back(std::make_unique<drivers::EthdevPort>(port_config));
-    if (ports_.back()->id() >= kMaxPorts) {
+    if (ports_.back()->id() >= datapath::kMaxPorts) {
       throw EngineError("engine: port " + port_config.name + " has ethdev id " +
                         std::to_string(ports_.back()->id()) + ", above braid's limit of " +
-                        std::to_string(kMaxPorts));
+                        std::to_string(datapath::kMaxPorts));
     }
   }
   resolve_topology();
@@ -376,9 +376,9 @@ void Engine::build_workers(const Placement& placement) {
     worker->forwarding = &forwarding_;
     worker->qsbr = qsbr_;
     rte_rcu_qsbr_thread_register(qsbr_, worker->index);
-    std::vector<TxBuffer*> buffer_of_port(ports_.size(), nullptr);
+    std::vector<datapath::TxBuffer*> buffer_of_port(ports_.size(), nullptr);
     for (std::size_t p = 0; p < ports_.size(); ++p) {
-      worker->tx_buffers.push_back(std::make_unique<TxBuffer>(
+      worker->tx_buffers.push_back(std::make_unique<datapath::TxBuffer>(
           ports_[p]->id(), static_cast<std::uint16_t>(w), worker->burst, worker->counters));
       buffer_of_port[p] = worker->tx_buffers.back().get();
     }
@@ -391,11 +391,11 @@ void Engine::build_workers(const Placement& placement) {
 }
 
 void Engine::build_routes(Worker& worker, const std::vector<RxQueueRef>& queues,
-                          const std::vector<TxBuffer*>& buffer_of_port) {
+                          const std::vector<datapath::TxBuffer*>& buffer_of_port) {
   // One egress object per bond per worker, shared by every route of this worker into the bond.
   std::vector<bond::BondEgress*> egress_of_bond(bonds_.size(), nullptr);
   for (std::size_t b = 0; b < bonds_.size(); ++b) {
-    std::array<TxBuffer*, bond::kMaxMembers> member_tx{};
+    std::array<datapath::TxBuffer*, bond::kMaxMembers> member_tx{};
     for (std::size_t p = 0; p < ports_.size(); ++p) {
       if (membership_[p].bond == b) member_tx[membership_[p].member] = buffer_of_port[p];
     }
@@ -408,7 +408,7 @@ void Engine::build_routes(Worker& worker, const std::vector<RxQueueRef>& queues,
     route.port = ports_[ref.port]->id();
     route.queue = ref.queue;
     if (const Membership& member = membership_[ref.port]; member.bond != SIZE_MAX) {
-      TxBuffer* peer_tx = buffer_of_port[peer_of_bond_[member.bond]];
+      datapath::TxBuffer* peer_tx = buffer_of_port[peer_of_bond_[member.bond]];
       worker.bond_ingress.push_back(std::make_unique<bond::BondIngress>(
           bonds_[member.bond]->shared(), member.member, route.port, peer_tx));
       route.kind = RouteKind::kFromMember;
@@ -430,7 +430,8 @@ void Engine::start_ports() {
   ports_started_ = true;
 }
 
-void Engine::build_tx_probes(Worker& worker, const std::vector<TxBuffer*>& buffer_of_port) {
+void Engine::build_tx_probes(Worker& worker,
+                             const std::vector<datapath::TxBuffer*>& buffer_of_port) {
   const std::uint64_t interval_cycles = rte_get_tsc_hz() * kQueueProbeIntervalUs / 1'000'000;
   probes_of_bond_.resize(bonds_.size());
   for (std::size_t b = 0; b < bonds_.size(); ++b) {
@@ -598,16 +599,16 @@ std::string Engine::queues_of(const Worker& worker) const {
   return queues;
 }
 
-CounterTotals Engine::totals() const {
-  CounterTotals totals;
+datapath::CounterTotals Engine::totals() const {
+  datapath::CounterTotals totals;
   for (const auto& worker : workers_)
     totals.add(worker->counters);
   return totals;
 }
 
-NicCounters Engine::nic_counters(std::size_t port_index) const {
+datapath::NicCounters Engine::nic_counters(std::size_t port_index) const {
   rte_eth_stats stats{};
-  NicCounters nic;
+  datapath::NicCounters nic;
   if (rte_eth_stats_get(ports_[port_index]->id(), &stats) != 0) return nic;
   nic.rx_packets = stats.ipackets;
   nic.tx_packets = stats.opackets;

@@ -18,7 +18,7 @@
 #include "common/deadline_lag.hpp"
 #include "common/waker.hpp"
 #include "config/config.hpp"
-#include "engine/counters.hpp"
+#include "datapath/counters.hpp"
 #include "engine/memory_plan.hpp"
 #include "engine/placement.hpp"
 #include "engine/port_queues.hpp"
@@ -67,8 +67,8 @@ class Engine {
   DeadlineLag& lag() { return lag_; }
   const DeadlineLag& lag() const { return lag_; }
 
-  CounterTotals totals() const;
-  NicCounters nic_counters(std::size_t port_index) const;
+  datapath::CounterTotals totals() const;
+  datapath::NicCounters nic_counters(std::size_t port_index) const;
   std::size_t port_count() const { return ports_.size(); }
   const drivers::EthdevPort& port(std::size_t index) const { return *ports_[index]; }
   const std::vector<std::unique_ptr<Worker>>& workers() const { return workers_; }
@@ -116,8 +116,8 @@ class Engine {
   void create_bonds();
   void build_workers(const Placement& placement);
   void build_routes(Worker& worker, const std::vector<RxQueueRef>& queues,
-                    const std::vector<TxBuffer*>& buffer_of_port);
-  void build_tx_probes(Worker& worker, const std::vector<TxBuffer*>& buffer_of_port);
+                    const std::vector<datapath::TxBuffer*>& buffer_of_port);
+  void build_tx_probes(Worker& worker, const std::vector<datapath::TxBuffer*>& buffer_of_port);
   void connect_queue_depths();
   // The liveness check, when due: logs stalls and recoveries. Returns when it is next due.
   std::uint64_t check_workers(std::uint64_t now_ns);

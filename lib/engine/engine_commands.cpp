@@ -50,7 +50,7 @@ void show_port_stats(EngineView& view, const Args& args, Output& out) {
       out.table("ports", {"port", "rx_packets", "tx_packets", "rx_pps", "tx_pps", "rx_bytes",
                           "tx_bytes", "rx_missed", "rx_no_mbuf", "rx_errors", "tx_errors"});
   for (std::size_t i : chosen_ports(view.engine(), args)) {
-    const NicCounters nic = view.nic(i);
+    const datapath::NicCounters nic = view.nic(i);
     const PortRates rates = i < view.port_rates().size() ? view.port_rates()[i] : PortRates{};
     table.row({view.engine().port(i).name(), nic.rx_packets, nic.tx_packets, rate(rates.rx_pps),
                rate(rates.tx_pps), nic.rx_bytes, nic.tx_bytes, nic.rx_missed, nic.rx_no_mbuf,
@@ -139,15 +139,15 @@ void show_workers(EngineView& view, Output& out) {
 }
 
 void show_drops(EngineView& view, Output& out) {
-  const CounterTotals totals = view.totals();
+  const datapath::CounterTotals totals = view.totals();
   control::Table& reasons = out.table("drops", {"reason", "packets"});
-  for (std::size_t r = 0; r < kDropReasonCount; ++r)
-    reasons.row({std::string(kDropReasonNames[r]), totals.drops[r]});
+  for (std::size_t r = 0; r < datapath::kDropReasonCount; ++r)
+    reasons.row({std::string(datapath::kDropReasonNames[r]), totals.drops[r]});
   out.value("total", totals.dropped());
   control::Table& nic =
       out.table("nic", {"port", "rx_missed", "rx_no_mbuf", "rx_errors", "tx_errors"});
   for (std::size_t i = 0; i < view.engine().port_count(); ++i) {
-    const NicCounters counters = view.nic(i);
+    const datapath::NicCounters counters = view.nic(i);
     nic.row({view.engine().port(i).name(), counters.rx_missed, counters.rx_no_mbuf,
              counters.rx_errors, counters.tx_errors});
   }

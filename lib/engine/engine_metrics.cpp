@@ -25,23 +25,25 @@ void register_engine_metrics(control::MetricsRegistry& metrics, std::shared_ptr<
     struct PortMetric {
       const char* name;
       const char* help;
-      std::uint64_t NicCounters::*field;
+      std::uint64_t datapath::NicCounters::*field;
     };
     static constexpr PortMetric kPortMetrics[] = {
         {"braid_port_rx_packets_total", "packets the port received (rte_eth_stats ipackets)",
-         &NicCounters::rx_packets},
+         &datapath::NicCounters::rx_packets},
         {"braid_port_tx_packets_total", "packets the port sent (opackets)",
-         &NicCounters::tx_packets},
-        {"braid_port_rx_bytes_total", "bytes the port received", &NicCounters::rx_bytes},
-        {"braid_port_tx_bytes_total", "bytes the port sent", &NicCounters::tx_bytes},
+         &datapath::NicCounters::tx_packets},
+        {"braid_port_rx_bytes_total", "bytes the port received", &datapath::NicCounters::rx_bytes},
+        {"braid_port_tx_bytes_total", "bytes the port sent", &datapath::NicCounters::tx_bytes},
         {"braid_port_rx_missed_total", "packets the NIC dropped: RX ring full (imissed)",
-         &NicCounters::rx_missed},
+         &datapath::NicCounters::rx_missed},
         {"braid_port_rx_no_mbuf_total", "packets the NIC dropped: mempool empty (rx_nombuf)",
-         &NicCounters::rx_no_mbuf},
-        {"braid_port_rx_errors_total", "receive errors (ierrors)", &NicCounters::rx_errors},
-        {"braid_port_tx_errors_total", "transmit errors (oerrors)", &NicCounters::tx_errors},
+         &datapath::NicCounters::rx_no_mbuf},
+        {"braid_port_rx_errors_total", "receive errors (ierrors)",
+         &datapath::NicCounters::rx_errors},
+        {"braid_port_tx_errors_total", "transmit errors (oerrors)",
+         &datapath::NicCounters::tx_errors},
     };
-    std::vector<NicCounters> nic;
+    std::vector<datapath::NicCounters> nic;
     for (std::size_t i = 0; i < engine.port_count(); ++i)
       nic.push_back(engine.nic_counters(i));
     for (const PortMetric& metric : kPortMetrics) {
@@ -56,10 +58,10 @@ void register_engine_metrics(control::MetricsRegistry& metrics, std::shared_ptr<
     for (std::size_t i = 0; i < engine.port_count(); ++i)
       w.sample({{"port", engine.port(i).name()}}, link_speed_bytes_per_second(engine.port(i).id()));
 
-    const CounterTotals totals = engine.totals();
+    const datapath::CounterTotals totals = engine.totals();
     w.family("braid_drops_total", "packets braid dropped, by reason", MetricType::kCounter);
-    for (std::size_t r = 0; r < kDropReasonCount; ++r)
-      w.sample({{"reason", std::string(kDropReasonNames[r])}}, totals.drops[r]);
+    for (std::size_t r = 0; r < datapath::kDropReasonCount; ++r)
+      w.sample({{"reason", std::string(datapath::kDropReasonNames[r])}}, totals.drops[r]);
 
     w.family("braid_worker_busy_ratio", "share of a worker's poll loops that found packets (1 s)",
              MetricType::kGauge);

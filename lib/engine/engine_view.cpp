@@ -3,7 +3,7 @@
 namespace braid::engine {
 namespace {
 
-NicCounters minus(NicCounters a, const NicCounters& b) {
+datapath::NicCounters minus(datapath::NicCounters a, const datapath::NicCounters& b) {
   a.rx_packets -= b.rx_packets;
   a.tx_packets -= b.tx_packets;
   a.rx_bytes -= b.rx_bytes;
@@ -24,19 +24,19 @@ void EngineView::clear() {
     nic_baseline_.push_back(engine_.nic_counters(i));
 }
 
-CounterTotals EngineView::totals() const {
-  CounterTotals now = engine_.totals();
-  for (std::size_t i = 0; i < kMaxPorts; ++i) {
+datapath::CounterTotals EngineView::totals() const {
+  datapath::CounterTotals now = engine_.totals();
+  for (std::size_t i = 0; i < datapath::kMaxPorts; ++i) {
     now.rx_packets[i] -= baseline_.rx_packets[i];
     now.tx_packets[i] -= baseline_.tx_packets[i];
   }
-  for (std::size_t i = 0; i < kDropReasonCount; ++i)
+  for (std::size_t i = 0; i < datapath::kDropReasonCount; ++i)
     now.drops[i] -= baseline_.drops[i];
   return now;  // `buffered` is a level, not a count: never rebased
 }
 
-NicCounters EngineView::nic(std::size_t port) const {
-  const NicCounters now = engine_.nic_counters(port);
+datapath::NicCounters EngineView::nic(std::size_t port) const {
+  const datapath::NicCounters now = engine_.nic_counters(port);
   return port < nic_baseline_.size() ? minus(now, nic_baseline_[port]) : now;
 }
 
@@ -44,7 +44,7 @@ void EngineView::sample(std::uint64_t now_ns) {
   std::vector<WorkerMark> workers;
   for (const auto& worker : engine_.workers()) {
     WorkerMark mark;
-    for (std::size_t p = 0; p < kMaxPorts; ++p) {
+    for (std::size_t p = 0; p < datapath::kMaxPorts; ++p) {
       mark.rx += worker->counters.rx_packets[p].get();
       mark.tx += worker->counters.tx_packets[p].get();
     }
@@ -52,7 +52,7 @@ void EngineView::sample(std::uint64_t now_ns) {
     mark.idle_loops = worker->counters.idle_loops.get();
     workers.push_back(mark);
   }
-  std::vector<NicCounters> nic;
+  std::vector<datapath::NicCounters> nic;
   for (std::size_t i = 0; i < engine_.port_count(); ++i)
     nic.push_back(engine_.nic_counters(i));
 

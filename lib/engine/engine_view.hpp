@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/counters.hpp"
+#include "datapath/counters.hpp"
 #include "engine/engine.hpp"
 
 namespace braid::engine {
@@ -26,10 +26,10 @@ class EngineView {
   explicit EngineView(Engine& engine) : engine_(engine) {}
 
   Engine& engine() { return engine_; }
-  void clear();                             // `clear stats`
-  CounterTotals totals() const;             // since the last clear
-  NicCounters nic(std::size_t port) const;  // since the last clear
-  void sample(std::uint64_t now_ns);        // control thread, once a second
+  void clear();                                       // `clear stats`
+  datapath::CounterTotals totals() const;             // since the last clear
+  datapath::NicCounters nic(std::size_t port) const;  // since the last clear
+  void sample(std::uint64_t now_ns);                  // control thread, once a second
   const std::vector<WorkerRates>& worker_rates() const { return worker_rates_; }
   const std::vector<PortRates>& port_rates() const { return port_rates_; }
 
@@ -38,11 +38,11 @@ class EngineView {
     std::uint64_t rx = 0, tx = 0, loops = 0, idle_loops = 0;
   };
   Engine& engine_;
-  CounterTotals baseline_{};
-  std::vector<NicCounters> nic_baseline_;
+  datapath::CounterTotals baseline_{};
+  std::vector<datapath::NicCounters> nic_baseline_;
   std::uint64_t last_ns_ = 0;
   std::vector<WorkerMark> last_workers_;
-  std::vector<NicCounters> last_nic_;
+  std::vector<datapath::NicCounters> last_nic_;
   std::vector<WorkerRates> worker_rates_;
   std::vector<PortRates> port_rates_;
 };

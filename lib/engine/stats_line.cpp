@@ -72,8 +72,9 @@ class Wrapped {
 
 }  // namespace
 
-std::string format_stats_line(double elapsed_s, double interval_s, const CounterTotals& now,
-                              const CounterTotals& before,
+std::string format_stats_line(double elapsed_s, double interval_s,
+                              const datapath::CounterTotals& now,
+                              const datapath::CounterTotals& before,
                               const std::vector<PortStatsView>& ports) {
   const double seconds = interval_s > 0 ? interval_s : 1.0;
   auto rate = [&](std::uint64_t a, std::uint64_t b) {
@@ -127,17 +128,17 @@ std::string format_stats_line(double elapsed_s, double interval_s, const Counter
     lines.add(port.name + " " + format_count(rx(port)) + "/" + format_count(tx(port)));
   }
   bool drops = false;
-  for (std::size_t r = 0; r < kDropReasonCount; ++r) {
+  for (std::size_t r = 0; r < datapath::kDropReasonCount; ++r) {
     if (now.drops[r] == before.drops[r]) continue;
     if (!drops) lines.start("  drops:");
     drops = true;
-    lines.add(std::string(kDropReasonNames[r]) + " " +
+    lines.add(std::string(datapath::kDropReasonNames[r]) + " " +
               format_count(rate(now.drops[r], before.drops[r])) + "/s");
   }
   return out;
 }
 
-std::string format_final_report(const CounterTotals& totals,
+std::string format_final_report(const datapath::CounterTotals& totals,
                                 const std::vector<PortStatsView>& ports) {
   std::string report = "final counters:\n";
   char line[256];
@@ -155,8 +156,9 @@ std::string format_final_report(const CounterTotals& totals,
     report += line;
   }
   report += "  drops:";
-  for (std::size_t r = 0; r < kDropReasonCount; ++r) {
-    report += " " + std::string(kDropReasonNames[r]) + "=" + std::to_string(totals.drops[r]);
+  for (std::size_t r = 0; r < datapath::kDropReasonCount; ++r) {
+    report +=
+        " " + std::string(datapath::kDropReasonNames[r]) + "=" + std::to_string(totals.drops[r]);
   }
   report += "\n";
   std::snprintf(line, sizeof line,

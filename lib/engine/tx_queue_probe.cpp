@@ -49,7 +49,7 @@ TxQueueProbe::TxQueueProbe(bond::BondEgress* egress, std::vector<MemberQueue> me
   }
 }
 
-void TxQueueProbe::measure(std::uint64_t now_tsc, WorkerCounters& counters) {
+void TxQueueProbe::measure(std::uint64_t now_tsc, datapath::WorkerCounters& counters) {
   // A table published before this tick is seen before it is measured: the measurement's time
   // then also says this worker sends nothing more the way older tables said.
   if (egress_ != nullptr) egress_->refresh(counters);

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "bond/dpdk/bond_datapath.hpp"
-#include "engine/counters.hpp"
-#include "engine/tx_buffer.hpp"
+#include "datapath/counters.hpp"
+#include "datapath/tx_buffer.hpp"
 
 namespace braid::engine {
 
@@ -31,10 +31,10 @@ class TxQueueProbe {
  public:
   struct MemberQueue {
     std::uint16_t port = 0;
-    std::uint16_t queue = 0;            // this worker's TX queue on the member
-    std::uint32_t ring_size = 0;        // descriptors
-    std::uint32_t report_interval = 1;  // tx_rs_thresh: descriptors completed at a time
-    const TxBuffer* buffer = nullptr;   // this worker's buffer for the member
+    std::uint16_t queue = 0;                     // this worker's TX queue on the member
+    std::uint32_t ring_size = 0;                 // descriptors
+    std::uint32_t report_interval = 1;           // tx_rs_thresh: descriptors completed at a time
+    const datapath::TxBuffer* buffer = nullptr;  // this worker's buffer for the member
   };
   struct Reading {
     std::uint32_t packets = 0;       // buffered, plus descriptors in use when `descriptors`
@@ -51,7 +51,7 @@ class TxQueueProbe {
                std::uint64_t interval_cycles);
 
   // Worker, at its drain tick and before draining (so buffered packets are counted).
-  void measure(std::uint64_t now_tsc, WorkerCounters& counters);
+  void measure(std::uint64_t now_tsc, datapath::WorkerCounters& counters);
   // Any thread.
   Reading reading(std::size_t member) const;
 

@@ -10,7 +10,7 @@ void Worker::drain() {
 }
 
 void Worker::run() {
-  std::array<rte_mbuf*, kMaxBurst> packets{};
+  std::array<rte_mbuf*, datapath::kMaxBurst> packets{};
   std::uint64_t last_drain = rte_rdtsc();
   std::uint64_t last_pending = 0;
   rte_rcu_qsbr_thread_online(qsbr, index);
@@ -38,7 +38,7 @@ void Worker::run() {
         if (route.kind == RouteKind::kFromMember) {
           route.bond_ingress->receive(packets.data(), n, counters, false);
         } else {
-          counters.drops[static_cast<std::size_t>(DropReason::kStopped)].add(n);
+          counters.drops[static_cast<std::size_t>(datapath::DropReason::kStopped)].add(n);
           rte_pktmbuf_free_bulk(packets.data(), n);
         }
         continue;
@@ -54,7 +54,7 @@ void Worker::run() {
           route.bond_ingress->receive(packets.data(), n, counters);
           break;
         case RouteKind::kNoRoute:
-          counters.drops[static_cast<std::size_t>(DropReason::kNoRoute)].add(n);
+          counters.drops[static_cast<std::size_t>(datapath::DropReason::kNoRoute)].add(n);
           rte_pktmbuf_free_bulk(packets.data(), n);
           break;
       }

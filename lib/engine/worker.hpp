@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "bond/dpdk/bond_datapath.hpp"
-#include "engine/counters.hpp"
-#include "engine/tx_buffer.hpp"
+#include "datapath/counters.hpp"
+#include "datapath/tx_buffer.hpp"
 #include "engine/tx_queue_probe.hpp"
 
 namespace braid::engine {
@@ -30,7 +30,7 @@ struct RxRoute {
   std::uint16_t port = 0;
   std::uint16_t queue = 0;
   RouteKind kind = RouteKind::kNoRoute;
-  TxBuffer* egress = nullptr;
+  datapath::TxBuffer* egress = nullptr;
   bond::BondEgress* bond_egress = nullptr;
   bond::BondIngress* bond_ingress = nullptr;
 };
@@ -42,11 +42,11 @@ struct Worker {
   std::uint16_t burst = 32;
   std::uint64_t drain_cycles = 0;  // TSC cycles between forced drains of partial bursts
   std::vector<RxRoute> routes;
-  std::vector<std::unique_ptr<TxBuffer>> tx_buffers;  // one per port, this worker's queue
+  std::vector<std::unique_ptr<datapath::TxBuffer>> tx_buffers;  // one per port, this worker's queue
   std::vector<std::unique_ptr<bond::BondEgress>> bond_egress;
   std::vector<std::unique_ptr<bond::BondIngress>> bond_ingress;
   std::vector<std::unique_ptr<TxQueueProbe>> tx_probes;  // one per bond: its members' queues
-  WorkerCounters counters;
+  datapath::WorkerCounters counters;
   const std::atomic<bool>* running = nullptr;
   // False (console `stop`): keep polling, hand Slow Protocols frames to LACP, drop the rest as
   // `stopped`. The worker acknowledges in forwarding_seen once it has stopped sending.

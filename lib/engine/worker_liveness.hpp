@@ -1,7 +1,7 @@
 // Worker liveness (the "driver heartbeat", issue 15): the protocol loop reads every worker's
-// poll-loop counter (WorkerCounters::loops, a relaxed load: nothing is added to the workers'
-// path) every check period and raises an alarm for a worker whose counter has not moved for
-// longer than the stall limit: its queues are no longer served. Pure (counter values and time
+// poll-loop counter (datapath::WorkerCounters::loops, a relaxed load: nothing is added to the
+// workers' path) every check period and raises an alarm for a worker whose counter has not moved
+// for longer than the stall limit: its queues are no longer served. Pure (counter values and time
 // are injected), so the timeline is unit-tested; Engine::poll_control drives it while the
 // workers run (doc/architecture.md, "Worker liveness").
 //

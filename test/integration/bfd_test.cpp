@@ -171,7 +171,7 @@ bool has_event(BondRig& rig, const std::string& text) {
 
 void expect_accounted(BondRig& rig) {
   rig.settle();
-  const engine::CounterTotals totals = rig.engine().totals();
+  const datapath::CounterTotals totals = rig.engine().totals();
   EXPECT_EQ(totals.rx(), totals.tx() + totals.dropped() + totals.to_control);
 }
 
@@ -345,9 +345,9 @@ TEST(Bfd, MalformedAndHostileFramesAreCountedAndNeverTakeASessionDown) {
   const bond::BfdMemberView view = view_of(rig, 0);
   for (const auto& [reason, frame] : cases)
     EXPECT_EQ(view.counters.rejected_for(reason), 1u) << bfd::to_string(reason);
-  const engine::CounterTotals totals = rig.engine().totals();
+  const datapath::CounterTotals totals = rig.engine().totals();
   const std::uint64_t policed =
-      totals.drops[static_cast<std::size_t>(engine::DropReason::kBfdPoliced)];
+      totals.drops[static_cast<std::size_t>(datapath::DropReason::kBfdPoliced)];
   EXPECT_GT(policed, 0u);
   EXPECT_EQ(view.counters.rejected_for(bfd::RejectReason::kYourDiscriminatorMismatch) + policed,
             2000u);

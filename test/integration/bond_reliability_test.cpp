@@ -261,10 +261,10 @@ TEST(BondReliability, ABurstLeavesOnTheTableTheWorkerAdopted) {
     flow::FlowHasher hasher(flow::HashPolicy::l34);
     std::atomic<bool> record{false};
     const bond::BondShared shared{&publisher, &hasher, nullptr, &record, 2, nullptr, {}};
-    engine::WorkerCounters counters;
-    engine::TxBuffer tx0(members[0]->port_id(), 0, 32, counters);
-    engine::TxBuffer tx1(members[1]->port_id(), 0, 32, counters);
-    std::array<engine::TxBuffer*, bond::kMaxMembers> member_tx{&tx0, &tx1};
+    datapath::WorkerCounters counters;
+    datapath::TxBuffer tx0(members[0]->port_id(), 0, 32, counters);
+    datapath::TxBuffer tx1(members[1]->port_id(), 0, 32, counters);
+    std::array<datapath::TxBuffer*, bond::kMaxMembers> member_tx{&tx0, &tx1};
     bond::BondEgress egress(shared, member_tx);
     // T0: both members, buckets split; a worker queues a few packets on each.
     std::vector<bond::MemberIndex> split(kBuckets);

@@ -185,7 +185,7 @@ class BondRig {
     while (monotonic_ns() < deadline) {
       drain_members();
       engine_->poll_control(monotonic_ns());
-      const engine::CounterTotals totals = engine_->totals();
+      const datapath::CounterTotals totals = engine_->totals();
       // Everything received has left (sent, dropped or handed to control): nothing in flight,
       // in braid or on a link.
       if (totals.rx_packets[host_.port_id()] == injected_ &&

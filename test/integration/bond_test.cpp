@@ -10,7 +10,7 @@ namespace {
 constexpr std::uint64_t kPackets = 100'000;
 
 void expect_balanced(engine::Engine& engine) {
-  const engine::CounterTotals totals = engine.totals();
+  const datapath::CounterTotals totals = engine.totals();
   EXPECT_TRUE(totals.balanced()) << "rx " << totals.rx() << " tx " << totals.tx() << " dropped "
                                  << totals.dropped() << " to control " << totals.to_control
                                  << " in flight " << totals.buffered;
@@ -94,8 +94,8 @@ TEST(StaticBond, MinLinksTakesTheBondDownAndCountsTheDrops) {
   rig.send(1000);
   EXPECT_EQ(rig.received(0) + rig.received(1), 0u);
   rig.engine().stop();
-  const engine::CounterTotals totals = rig.engine().totals();
-  EXPECT_EQ(totals.drops[static_cast<std::size_t>(engine::DropReason::kNoMember)], 1000u);
+  const datapath::CounterTotals totals = rig.engine().totals();
+  EXPECT_EQ(totals.drops[static_cast<std::size_t>(datapath::DropReason::kNoMember)], 1000u);
   expect_balanced(rig.engine());
 }
 

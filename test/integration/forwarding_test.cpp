@@ -19,8 +19,8 @@
 namespace braid::test {
 namespace {
 
-using engine::CounterTotals;
-using engine::DropReason;
+using datapath::CounterTotals;
+using datapath::DropReason;
 using engine::Engine;
 
 constexpr std::uint32_t kSequenceOffset = 40;  // inside the payload of a 64-byte frame

@@ -340,7 +340,7 @@ TEST(LacpInterop, BraidAndDpdkBondingAggregateCarryTrafficAndFailOver) {
   EXPECT_GT(world.wire_packets(0), link0);
 
   world.engine().stop();
-  const engine::CounterTotals totals = world.engine().totals();
+  const datapath::CounterTotals totals = world.engine().totals();
   EXPECT_TRUE(totals.balanced());
   EXPECT_GT(totals.to_control, 0u);  // LACPDUs reached braid's control thread
   world.close_capture();
@@ -418,18 +418,18 @@ TEST(LacpInterop, StoppedForwardingKeepsLacpUpOnTheRingPath) {
   // Twice the short timeout, with traffic from the partner (dropped as `stopped`).
   world.run_for(6'500'000'000ull, 0, kRatePps / 10);
   EXPECT_TRUE(world.all_distributing()) << world.describe();
-  const engine::CounterTotals stopped = world.engine().totals();
-  EXPECT_GT(stopped.drops[static_cast<std::size_t>(engine::DropReason::kStopped)], 0u);
+  const datapath::CounterTotals stopped = world.engine().totals();
+  EXPECT_GT(stopped.drops[static_cast<std::size_t>(datapath::DropReason::kStopped)], 0u);
   world.engine().resume();
   world.run_for(500'000'000, 0, kRatePps);
   world.run_for(200'000'000);
   // Everything the partner sent reached the host, but what arrived while forwarding was
   // stopped (counted), and LACP never left Collecting (nothing refused as not_collecting).
-  const engine::CounterTotals totals = world.engine().totals();
+  const datapath::CounterTotals totals = world.engine().totals();
   EXPECT_EQ(world.at_host().received() +
-                totals.drops[static_cast<std::size_t>(engine::DropReason::kStopped)],
+                totals.drops[static_cast<std::size_t>(datapath::DropReason::kStopped)],
             world.partner_sent());
-  EXPECT_EQ(totals.drops[static_cast<std::size_t>(engine::DropReason::kNotCollecting)], 0u);
+  EXPECT_EQ(totals.drops[static_cast<std::size_t>(datapath::DropReason::kNotCollecting)], 0u);
   world.engine().stop();
   EXPECT_TRUE(world.engine().totals().balanced());
 }

@@ -54,7 +54,7 @@ TEST(EmulatedLinks, AdaptiveMovesLoadOffAPausedMemberInOrderAndAccountsForEveryP
   for (const sched::MemberSnapshot& member : snap.members)
     EXPECT_TRUE(member.queue_depth.has_value());
   // Load followed: braid handed member 3 less than any other member.
-  const engine::CounterTotals totals = rig.engine().totals();
+  const datapath::CounterTotals totals = rig.engine().totals();
   for (std::size_t m = 0; m < 3; ++m) {
     EXPECT_LT(totals.tx_packets[rig.member(3).port_id()],
               totals.tx_packets[rig.member(m).port_id()])
@@ -99,8 +99,8 @@ TEST(EmulatedLinks, SwitchingPolicyWhileMovesAreHeldLosesAndReordersNothing) {
   rig.settle();
   rig.engine().stop();
   EXPECT_GT(holding_at_a_switch, 0u) << "no switch to hash happened while a bucket was held";
-  const engine::CounterTotals totals = rig.engine().totals();
-  EXPECT_EQ(totals.drops[static_cast<std::size_t>(engine::DropReason::kFlowletHold)], 0u);
+  const datapath::CounterTotals totals = rig.engine().totals();
+  EXPECT_EQ(totals.drops[static_cast<std::size_t>(datapath::DropReason::kFlowletHold)], 0u);
   EXPECT_EQ(rig.tracker().reordered(), 0u);
   EXPECT_EQ(rig.tracker().foreign(), 0u);
   EXPECT_EQ(rig.links_in_flight(), 0u);

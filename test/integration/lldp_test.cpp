@@ -134,7 +134,7 @@ TEST(Lldp, TwoBondsOnCablesHearEachOthersChassisPortAndName) {
     return left.findings().empty() && right.findings().empty();
   })) << (left.findings().empty() ? right.findings() : left.findings()).front().text;
   // The workers took every LLDPDU off the data path: none reached the null ports as data.
-  const engine::CounterTotals totals = world.engine().totals();
+  const datapath::CounterTotals totals = world.engine().totals();
   EXPECT_GE(totals.to_control, left.agent(0).counters().frames_in);
   EXPECT_EQ(totals.tx_packets[world.engine().port(0).id()], 0u);
   EXPECT_EQ(totals.tx_packets[world.engine().port(1).id()], 0u);
@@ -308,7 +308,9 @@ TEST(Lldp, HostileLldpdusAreCountedByReasonAndAFloodIsPoliced) {
     queued += inject(rig, 0, neighbour_frame(120, static_cast<std::uint8_t>(i + 1)));
   ASSERT_EQ(queued, kFlood);
   const auto policed = [&] {
-    return rig.engine().totals().drops[static_cast<std::size_t>(engine::DropReason::kLldpPoliced)];
+    return rig.engine()
+        .totals()
+        .drops[static_cast<std::size_t>(datapath::DropReason::kLldpPoliced)];
   };
   const auto reached_agent = [&] {
     const lldp::AgentCounters& c = lldp.agent(0).counters();
@@ -322,7 +324,7 @@ TEST(Lldp, HostileLldpdusAreCountedByReasonAndAFloodIsPoliced) {
   EXPECT_EQ(lldp.agent(0).counters().drops, lldp.agent(0).counters().frames_in - 4);
   // Data kept flowing, and every packet is accounted for.
   rig.send(1000);
-  const engine::CounterTotals totals = rig.engine().totals();
+  const datapath::CounterTotals totals = rig.engine().totals();
   EXPECT_EQ(totals.rx(), totals.tx() + totals.dropped() + totals.to_control);
   EXPECT_EQ(rig.received(0) + rig.received(1), 2000u);
   rig.engine().stop();

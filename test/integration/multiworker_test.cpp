@@ -62,7 +62,7 @@ std::vector<std::uint64_t> every_worker_rx(BondRig& rig) {
 }
 
 void expect_balanced(engine::Engine& engine) {
-  const engine::CounterTotals totals = engine.totals();
+  const datapath::CounterTotals totals = engine.totals();
   EXPECT_TRUE(totals.balanced()) << "rx " << totals.rx() << " tx " << totals.tx() << " dropped "
                                  << totals.dropped() << " to control " << totals.to_control
                                  << " in flight " << totals.buffered;
@@ -138,12 +138,12 @@ TEST_P(MultiWorker, StopAndStartReachEveryWorker) {
   for (std::size_t w = 0; w < rig.engine().workers().size(); ++w) {
     EXPECT_GT(rig.engine()
                   .workers()[w]
-                  ->counters.drops[static_cast<std::size_t>(engine::DropReason::kStopped)]
+                  ->counters.drops[static_cast<std::size_t>(datapath::DropReason::kStopped)]
                   .get(),
               0u)
         << "worker " << w << " dropped nothing as stopped: it never received after `stop`";
   }
-  EXPECT_EQ(rig.engine().totals().drops[static_cast<std::size_t>(engine::DropReason::kStopped)],
+  EXPECT_EQ(rig.engine().totals().drops[static_cast<std::size_t>(datapath::DropReason::kStopped)],
             kPackets / 4);
 
   rig.engine().resume();  // console `start`
@@ -429,8 +429,8 @@ TEST_P(MultiWorker, HeldMovesKeepEveryFlowInOrderAcrossWorkers) {
   EXPECT_GT(snap.held_moves, 0u) << "no busy bucket was held: the scenario did not happen";
   EXPECT_EQ(rig.tracker().reordered(), 0u);
   EXPECT_EQ(rig.tracker().foreign(), 0u);
-  const engine::CounterTotals totals = rig.engine().totals();
-  EXPECT_EQ(totals.drops[static_cast<std::size_t>(engine::DropReason::kFlowletHold)], 0u);
+  const datapath::CounterTotals totals = rig.engine().totals();
+  EXPECT_EQ(totals.drops[static_cast<std::size_t>(datapath::DropReason::kFlowletHold)], 0u);
   EXPECT_EQ(rig.links_in_flight(), 0u);
   EXPECT_EQ(rig.injected(), received_total(rig) + totals.dropped() + rig.link_drops());
   expect_balanced(rig.engine());

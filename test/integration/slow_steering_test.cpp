@@ -92,7 +92,7 @@ class SteeredCable {
   }
   // Every data frame sent so far has gone through a worker, and none waits in a TX buffer.
   bool data_accounted(std::size_t data_frames) const {
-    const engine::CounterTotals totals = engine_->totals();
+    const datapath::CounterTotals totals = engine_->totals();
     return totals.rx_packets[member_port_] == data_frames && totals.buffered == 0;
   }
   const std::vector<std::uint8_t>& data() const { return data_; }
@@ -132,11 +132,11 @@ TEST(SlowSteering, SteeredLacpdusReachLacpOnTheirOwnQueue) {
   EXPECT_EQ(lacp_counters.bad_pdu_total, 0u);
   // Workers saw exactly the data frames: none of the LACPDUs went through their queue. LACP
   // has not reached Collecting yet, so the collector refuses them (802.1AX 6.2.11).
-  const engine::CounterTotals totals = cable.engine().totals();
+  const datapath::CounterTotals totals = cable.engine().totals();
   EXPECT_EQ(totals.rx_packets[cable.member_port()], kDataFrames);
   EXPECT_EQ(totals.to_control, 0u);
   EXPECT_EQ(cable.data_at_host() +
-                totals.drops[static_cast<std::size_t>(engine::DropReason::kNotCollecting)],
+                totals.drops[static_cast<std::size_t>(datapath::DropReason::kNotCollecting)],
             kDataFrames);
 }
 
@@ -155,7 +155,7 @@ TEST(SlowSteering, DataStillReachesTheHostThroughTheWorkers) {
               static_cast<unsigned long long>(cable.data_at_host()), kDataFrames);
   EXPECT_EQ(counters.slow_rx_diverted, 0u);
   EXPECT_EQ(counters.slow_frames_ignored, kLacpdus);  // mode static: counted and ignored
-  const engine::CounterTotals totals = cable.engine().totals();
+  const datapath::CounterTotals totals = cable.engine().totals();
   EXPECT_EQ(totals.rx_packets[cable.member_port()], kDataFrames);
   EXPECT_EQ(totals.to_control, 0u);
   EXPECT_EQ(totals.dropped(), 0u);

@@ -21,8 +21,8 @@
 #include "bond/dpdk/table_publisher.hpp"
 #include "bond/slow_policer.hpp"
 #include "common/token_bucket.hpp"
-#include "engine/counters.hpp"
-#include "engine/tx_buffer.hpp"
+#include "datapath/counters.hpp"
+#include "datapath/tx_buffer.hpp"
 #include "flow/dpdk/mbuf_hash.hpp"
 #include "port/slow_protocols.hpp"
 
@@ -60,41 +60,41 @@ class BondEgress {
  public:
   // `activity`: this worker's own per-bucket activity array for the scheduler's flowlets
   // (nullptr: not recorded).
-  BondEgress(const BondShared& shared, std::array<engine::TxBuffer*, kMaxMembers> member_tx,
+  BondEgress(const BondShared& shared, std::array<datapath::TxBuffer*, kMaxMembers> member_tx,
              BucketActivityArray* activity = nullptr)
       : shared_(&shared), member_tx_(member_tx), activity_(activity) {}
 
   // Distributes a burst on the newest table, adopted once, first (no function here re-enters
   // another: a burst never leaves on a table older than the one this worker has adopted).
-  void send(rte_mbuf** packets, std::uint16_t n, engine::WorkerCounters& counters) {
+  void send(rte_mbuf** packets, std::uint16_t n, datapath::WorkerCounters& counters) {
     distribute(adopt_newest(counters), packets, n, counters);
   }
 
   // At the drain tick (engine::TxQueueProbe): takes the newest table even when no packet came
   // for this bond, so held packets it releases leave, and the queue measurement that follows
   // tells the scheduler this worker has seen it.
-  void refresh(engine::WorkerCounters& counters) { adopt_newest(counters); }
+  void refresh(datapath::WorkerCounters& counters) { adopt_newest(counters); }
   // The generation of the table this worker distributes on (its acknowledgement to the
   // scheduler, through the queue probe: held moves wait for every worker's).
   std::uint64_t seen_generation() const { return seen_; }
   // Packets held for buckets being moved (in flight, for the accounting invariant).
   std::uint32_t held() const { return hold_.size(); }
   // The worker stops: what it held is dropped and counted.
-  void drop_held(engine::WorkerCounters& counters) {
-    counters.drops[static_cast<std::size_t>(engine::DropReason::kFlowletHold)].add(
+  void drop_held(datapath::WorkerCounters& counters) {
+    counters.drops[static_cast<std::size_t>(datapath::DropReason::kFlowletHold)].add(
         hold_.free_all());
   }
 
  private:
-  const BondTable& adopt_newest(engine::WorkerCounters& counters) {
+  const BondTable& adopt_newest(datapath::WorkerCounters& counters) {
     const BondTable* table = shared_->publisher->current();
     if (table->generation != seen_) adopt(*table, counters);
     return *table;
   }
 
   void distribute(const BondTable& table, rte_mbuf** packets, std::uint16_t n,
-                  engine::WorkerCounters& counters) {
-    std::array<std::uint32_t, engine::kMaxBurst> hashes;
+                  datapath::WorkerCounters& counters) {
+    std::array<std::uint32_t, datapath::kMaxBurst> hashes;
     flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, hashes.data());
     // Whether a flowlet policy reads the activity is asked once per burst, so the per-packet
     // loop has no branch on it; then one TSC read per burst.
@@ -109,8 +109,8 @@ class BondEgress {
   // activity is recorded in the same pass (two stores into this worker's own array).
   template <bool kRecordActivity>
   void fan_out(const BondTable& table, rte_mbuf** packets, const std::uint32_t* hashes,
-               std::uint16_t n, std::uint32_t stamp, engine::WorkerCounters& counters) {
-    std::array<rte_mbuf*, engine::kMaxBurst> unsendable;
+               std::uint16_t n, std::uint32_t stamp, datapath::WorkerCounters& counters) {
+    std::array<rte_mbuf*, datapath::kMaxBurst> unsendable;
     std::uint16_t dropped = 0;
     std::uint16_t hold_full = 0;
     // The table's fields once per burst (a flush inside the loop is a call the compiler must
@@ -130,17 +130,17 @@ class BondEgress {
       }
     }
     if (dropped != 0) {
-      counters.drops[static_cast<std::size_t>(engine::DropReason::kNoMember)].add(dropped -
-                                                                                  hold_full);
+      counters.drops[static_cast<std::size_t>(datapath::DropReason::kNoMember)].add(dropped -
+                                                                                    hold_full);
       if (hold_full != 0)
-        counters.drops[static_cast<std::size_t>(engine::DropReason::kFlowletHold)].add(hold_full);
+        counters.drops[static_cast<std::size_t>(datapath::DropReason::kFlowletHold)].add(hold_full);
       rte_pktmbuf_free_bulk(unsendable.data(), dropped);
     }
   }
 
   // A new generation: packets waiting for a member that no longer distributes are re-hashed
   // onto the new table instead of being sent on a dead link.
-  void adopt(const BondTable& table, engine::WorkerCounters& counters) {
+  void adopt(const BondTable& table, datapath::WorkerCounters& counters) {
     seen_ = table.generation;
     if (hold_.size() != 0) release_held(table, counters);
     for (std::uint16_t m = 0; m < shared_->member_count; ++m) {
@@ -152,7 +152,7 @@ class BondEgress {
         member_tx_[m]->flush();
         continue;
       }
-      std::array<rte_mbuf*, engine::kMaxBurst> pending;
+      std::array<rte_mbuf*, datapath::kMaxBurst> pending;
       const std::uint16_t n = member_tx_[m]->take(pending.data());
       counters.rerouted.add(n);
       distribute(table, pending.data(), n, counters);
@@ -161,12 +161,12 @@ class BondEgress {
 
   // Held buckets the new table gives a member: what this worker held for them goes there now,
   // ahead of their next packets.
-  void release_held(const BondTable& table, engine::WorkerCounters& counters) {
+  void release_held(const BondTable& table, datapath::WorkerCounters& counters) {
     hold_.release([&](rte_mbuf* packet, std::uint32_t hash) {
       const MemberIndex member = table.member_for(hash);
       if (member == kHeldBucket) return false;
       if (member == kNoMember) {
-        counters.drops[static_cast<std::size_t>(engine::DropReason::kNoMember)].add(1);
+        counters.drops[static_cast<std::size_t>(datapath::DropReason::kNoMember)].add(1);
         rte_pktmbuf_free(packet);
       } else {
         member_tx_[member]->add_one(packet);
@@ -176,7 +176,7 @@ class BondEgress {
   }
 
   const BondShared* shared_;
-  std::array<engine::TxBuffer*, kMaxMembers> member_tx_;
+  std::array<datapath::TxBuffer*, kMaxMembers> member_tx_;
   BucketActivityArray* activity_;
   // The generation, not the address: a freed table's address may come back for a newer one.
   std::uint64_t seen_ = 0;
@@ -186,7 +186,7 @@ class BondEgress {
 class BondIngress {
  public:
   BondIngress(const BondShared& shared, MemberIndex member, std::uint16_t port_id,
-              engine::TxBuffer* peer_tx)
+              datapath::TxBuffer* peer_tx)
       : shared_(&shared),
         member_(member),
         port_id_(port_id),
@@ -197,18 +197,18 @@ class BondIngress {
 
   // `forwarding` false (console `stop`): Slow Protocols frames still reach LACP, data frames
   // are dropped and counted as `stopped`.
-  void receive(rte_mbuf** packets, std::uint16_t n, engine::WorkerCounters& counters,
+  void receive(rte_mbuf** packets, std::uint16_t n, datapath::WorkerCounters& counters,
                bool forwarding = true) {
     const BondTable* table = shared_->publisher->current();
-    std::array<rte_mbuf*, engine::kMaxBurst> slow;
-    std::array<rte_mbuf*, engine::kMaxBurst> lldpdus;
-    std::array<rte_mbuf*, engine::kMaxBurst> refused;
+    std::array<rte_mbuf*, datapath::kMaxBurst> slow;
+    std::array<rte_mbuf*, datapath::kMaxBurst> lldpdus;
+    std::array<rte_mbuf*, datapath::kMaxBurst> refused;
     std::uint16_t data = 0, slow_count = 0, lldp_count = 0, refused_count = 0;
     const bool collecting = table->collecting[member_] && forwarding;
     const BfdDivertRule bfd = shared_->bfd;
     const std::uint64_t local_mac =
         bfd.udp_port != 0 ? shared_->bfd_local_macs[member_].load(std::memory_order_relaxed) : 0;
-    std::array<rte_mbuf*, engine::kMaxBurst> bfd_frames;
+    std::array<rte_mbuf*, datapath::kMaxBurst> bfd_frames;
     std::uint16_t bfd_count = 0;
     for (std::uint16_t i = 0; i < n; ++i) {
       rte_mbuf* packet = packets[i];
@@ -235,8 +235,8 @@ class BondIngress {
     if (bfd_count != 0) bfd_to_control(bfd_frames.data(), bfd_count, counters);
     if (lldp_count != 0) lldp_to_control(lldpdus.data(), lldp_count, counters);
     if (refused_count != 0) {
-      const engine::DropReason reason =
-          forwarding ? engine::DropReason::kNotCollecting : engine::DropReason::kStopped;
+      const datapath::DropReason reason =
+          forwarding ? datapath::DropReason::kNotCollecting : datapath::DropReason::kStopped;
       counters.drops[static_cast<std::size_t>(reason)].add(refused_count);
       rte_pktmbuf_free_bulk(refused.data(), refused_count);
     }
@@ -247,10 +247,10 @@ class BondIngress {
   // Per (worker, member RX queue): a flood of 0x8809 frames fills the ring no further than the
   // policer lets it, so it can crowd out neither another member's LACPDUs there nor (from
   // another source, or of another subtype) this member's partner's (slow_policer.hpp).
-  void to_control(rte_mbuf** slow, std::uint16_t count, engine::WorkerCounters& counters) {
+  void to_control(rte_mbuf** slow, std::uint16_t count, datapath::WorkerCounters& counters) {
     const std::uint64_t now = rte_rdtsc();
     const std::uint64_t partner = shared_->partner_sources[member_].load(std::memory_order_relaxed);
-    std::array<rte_mbuf*, engine::kMaxBurst> dropped;
+    std::array<rte_mbuf*, datapath::kMaxBurst> dropped;
     std::uint16_t allowed = 0, policed = 0, unsupported = 0;
     for (std::uint16_t i = 0; i < count; ++i) {
       rte_mbuf* frame = slow[i];
@@ -269,8 +269,8 @@ class BondIngress {
       dropped[policed + unsupported - 1] = frame;
     }
     if (policed + unsupported != 0) {
-      counters.drops[static_cast<std::size_t>(engine::DropReason::kSlowPoliced)].add(policed);
-      counters.drops[static_cast<std::size_t>(engine::DropReason::kSlowUnsupported)].add(
+      counters.drops[static_cast<std::size_t>(datapath::DropReason::kSlowPoliced)].add(policed);
+      counters.drops[static_cast<std::size_t>(datapath::DropReason::kSlowUnsupported)].add(
           unsupported);
       rte_pktmbuf_free_bulk(dropped.data(), policed + unsupported);
     }
@@ -278,10 +278,10 @@ class BondIngress {
   }
 
   // BFD frames (bfd_divert.hpp) over the same ring, under a limit of their own.
-  void bfd_to_control(rte_mbuf** frames, std::uint16_t count, engine::WorkerCounters& counters) {
+  void bfd_to_control(rte_mbuf** frames, std::uint16_t count, datapath::WorkerCounters& counters) {
     const std::uint64_t now = rte_rdtsc();
     const std::uint64_t peer = shared_->bfd_peer_sources[member_].load(std::memory_order_relaxed);
-    std::array<rte_mbuf*, engine::kMaxBurst> dropped;
+    std::array<rte_mbuf*, datapath::kMaxBurst> dropped;
     std::uint16_t allowed = 0, policed = 0;
     for (std::uint16_t i = 0; i < count; ++i) {
       if (bfd_policer_.admit(rte_pktmbuf_mtod(frames[i], const std::uint8_t*), peer, now)) {
@@ -291,15 +291,18 @@ class BondIngress {
       }
     }
     if (policed != 0) {
-      counters.drops[static_cast<std::size_t>(engine::DropReason::kBfdPoliced)].add(policed);
+      counters.drops[static_cast<std::size_t>(datapath::DropReason::kBfdPoliced)].add(policed);
       rte_pktmbuf_free_bulk(dropped.data(), policed);
     }
     enqueue_to_control(frames, allowed, counters);
+  }
+
   // LLDPDUs within this queue's rate limit join the Slow Protocols frames on the ring (the
   // control thread tells them apart by EtherType); the rest are dropped as lldp_policed.
-  void lldp_to_control(rte_mbuf** lldpdus, std::uint16_t count, engine::WorkerCounters& counters) {
+  void lldp_to_control(rte_mbuf** lldpdus, std::uint16_t count,
+                       datapath::WorkerCounters& counters) {
     const std::uint64_t now = rte_rdtsc();
-    std::array<rte_mbuf*, engine::kMaxBurst> dropped;
+    std::array<rte_mbuf*, datapath::kMaxBurst> dropped;
     std::uint16_t allowed = 0, policed = 0;
     for (std::uint16_t i = 0; i < count; ++i) {
       if (lldp_policer_.take(now)) {
@@ -309,21 +312,21 @@ class BondIngress {
       }
     }
     if (policed != 0) {
-      counters.drops[static_cast<std::size_t>(engine::DropReason::kLldpPoliced)].add(policed);
+      counters.drops[static_cast<std::size_t>(datapath::DropReason::kLldpPoliced)].add(policed);
       rte_pktmbuf_free_bulk(dropped.data(), policed);
     }
     enqueue_to_control(lldpdus, allowed, counters);
   }
 
   void enqueue_to_control(rte_mbuf** frames, std::uint16_t count,
-                          engine::WorkerCounters& counters) {
+                          datapath::WorkerCounters& counters) {
     if (count == 0) return;
     const unsigned queued = rte_ring_mp_enqueue_burst(
         shared_->slow_ring, reinterpret_cast<void**>(frames), count, nullptr);
     counters.to_control.add(queued);
     if (queued < count) {
-      counters.drops[static_cast<std::size_t>(engine::DropReason::kSlowPathFull)].add(count -
-                                                                                      queued);
+      counters.drops[static_cast<std::size_t>(datapath::DropReason::kSlowPathFull)].add(count -
+                                                                                        queued);
       rte_pktmbuf_free_bulk(frames + queued, count - queued);
     }
   }
@@ -331,7 +334,7 @@ class BondIngress {
   const BondShared* shared_;
   MemberIndex member_;
   std::uint16_t port_id_;
-  engine::TxBuffer* peer_tx_;
+  datapath::TxBuffer* peer_tx_;
   SlowPolicer slow_policer_;  // in TSC cycles
   BfdPolicer bfd_policer_;    // in TSC cycles
   TokenBucket lldp_policer_;  // in TSC cycles

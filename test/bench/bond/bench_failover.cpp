@@ -36,7 +36,7 @@ struct Result {
 Result run_event(BondRig& rig, bool link_event) {
   rig.send(kWarmupPackets);
   const std::vector<int> before = rig.tracker().members();
-  const engine::CounterTotals totals_before = rig.engine().totals();
+  const datapath::CounterTotals totals_before = rig.engine().totals();
   const std::uint64_t injected_before = rig.injected();
   std::uint64_t delivered_before = 0;
   for (std::size_t m = 0; m < kMembers; ++m)
@@ -64,7 +64,7 @@ Result run_event(BondRig& rig, bool link_event) {
   Result result;
   if (first_moved_ns != 0)
     result.failover_us = static_cast<double>(first_moved_ns - event_ns) / 1e3;
-  const engine::CounterTotals totals = rig.engine().totals();
+  const datapath::CounterTotals totals = rig.engine().totals();
   std::uint64_t delivered = 0;
   for (std::size_t m = 0; m < kMembers; ++m)
     delivered += rig.received(m);
@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
     std::printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
     report("admin down (event-driven)", admin);
     report("link down (1 ms link poll)", link);
-    const braid::engine::CounterTotals totals = rig.engine().totals();
+    const braid::datapath::CounterTotals totals = rig.engine().totals();
     std::printf("\naccounting: %s (rx %llu, tx %llu, dropped %llu)\n",
                 totals.balanced() ? "balanced" : "MISMATCH",
                 static_cast<unsigned long long>(totals.rx()),

@@ -89,7 +89,7 @@ Result run(const std::string& policy, double link_pps, double seconds) {
       static_cast<double>(received_after - received_before) / (available * measured_s);
   rig.settle();
   rig.engine().stop();
-  const engine::CounterTotals totals = rig.engine().totals();
+  const datapath::CounterTotals totals = rig.engine().totals();
   double sent = 0;
   for (std::size_t m = 0; m < kMembers; ++m)
     sent += static_cast<double>(totals.tx_packets[rig.member(m).port_id()]);
@@ -100,7 +100,7 @@ Result run(const std::string& policy, double link_pps, double seconds) {
   r.top_flow_share = static_cast<double>(packets_of[top]) / static_cast<double>(spec.packets);
   r.link_drops = rig.link_drops();
   r.braid_drops = totals.dropped();
-  r.flowlet_hold = totals.drops[static_cast<std::size_t>(engine::DropReason::kFlowletHold)];
+  r.flowlet_hold = totals.drops[static_cast<std::size_t>(datapath::DropReason::kFlowletHold)];
   const sched::Snapshot snap = rig.engine().bond_scheduler(0).snapshot();
   r.held_moves = snap.held_moves;
   r.moves = snap.moves;

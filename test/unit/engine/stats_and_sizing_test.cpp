@@ -44,10 +44,10 @@ PortStatsView port(std::string name, std::uint16_t port_id) {
 }
 
 TEST(StatsLine, ShowsRatesPerPortAndOnlyActiveDrops) {
-  CounterTotals before, now;
+  datapath::CounterTotals before, now;
   now.rx_packets[0] = 2'000'000;
   now.tx_packets[1] = 1'999'000;
-  now.drops[static_cast<std::size_t>(DropReason::kTxFull)] = 1000;
+  now.drops[static_cast<std::size_t>(datapath::DropReason::kTxFull)] = 1000;
   const std::string line =
       format_stats_line(2.0, 1.0, now, before, {port("wire", 0), port("sink", 1)});
   EXPECT_EQ(line,
@@ -89,7 +89,7 @@ TEST(StatsLine, TheDemoFitsATerminalAndCountsTheOfferedLoadOnce) {
   EXPECT_TRUE(ports[1].looped);
   EXPECT_FALSE(ports[0].looped);
 
-  CounterTotals before, now;
+  datapath::CounterTotals before, now;
   now.rx_packets[0] = 1'520'000;  // wire: the offered load
   for (std::uint16_t m = 0; m < 4; ++m) {
     now.tx_packets[1 + m] = 380'000;  // uplink's members send it over the cables
@@ -110,7 +110,7 @@ TEST(StatsLine, ABondOfManyMembersWrapsItsLine) {
   config::Config config;
   config::BondConfig bond = bond_config("uplink", {});
   std::vector<PortStatsView> ports;
-  CounterTotals before, now;
+  datapath::CounterTotals before, now;
   for (std::uint16_t m = 0; m < 16; ++m) {
     bond.members.push_back("member" + std::to_string(m));
     ports.push_back(port(bond.members.back(), m));
@@ -127,7 +127,7 @@ TEST(StatsLine, ABondOfManyMembersWrapsItsLine) {
 }
 
 TEST(StatsLine, FinalReportChecksTheAccountingIdentity) {
-  CounterTotals totals;
+  datapath::CounterTotals totals;
   totals.rx_packets[0] = 10;
   totals.tx_packets[1] = 7;
   totals.drops[0] = 2;

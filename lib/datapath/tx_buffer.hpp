@@ -10,9 +10,9 @@
 #include <array>
 #include <cstdint>
 
-#include "engine/counters.hpp"
+#include "datapath/counters.hpp"
 
-namespace braid::engine {
+namespace braid::datapath {
 
 inline constexpr std::uint16_t kMaxBurst = 512;
 
@@ -81,4 +81,4 @@ class TxBuffer {
   std::array<rte_mbuf*, kMaxBurst> buffer_{};
 };
 
-}  // namespace braid::engine
+}  // namespace braid::datapath

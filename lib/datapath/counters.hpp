@@ -7,9 +7,9 @@
 #include <atomic>
 #include <cstdint>
 
-#include "engine/drop_reason.hpp"
+#include "datapath/drop_reason.hpp"
 
-namespace braid::engine {
+namespace braid::datapath {
 
 inline constexpr std::size_t kMaxPorts = 64;
 
@@ -89,4 +89,4 @@ struct CounterTotals {
   }
 };
 
-}  // namespace braid::engine
+}  // namespace braid::datapath

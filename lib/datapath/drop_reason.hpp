@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string_view>
 
-namespace braid::engine {
+namespace braid::datapath {
 
 enum class DropReason : std::size_t {
   kTxFull,           // the egress queue took fewer packets than offered
@@ -26,13 +26,13 @@ enum class DropReason : std::size_t {
 inline constexpr std::size_t kDropReasonCount = static_cast<std::size_t>(DropReason::kCount);
 
 inline constexpr std::array<std::string_view, kDropReasonCount> kDropReasonNames = {
-    "tx_full",      "no_route",     "no_member",        "not_collecting", "slow_path_full",
-    "flowlet_hold", "slow_policed", "slow_unsupported", "stopped",        "bfd_policed",
-    "lldp_policed",
+    "tx_full",        "no_route",     "no_member",    "not_collecting",
+    "slow_path_full", "flowlet_hold", "slow_policed", "slow_unsupported",
+    "stopped",        "bfd_policed",  "lldp_policed",
 };
 
 constexpr std::string_view to_string(DropReason reason) {
   return kDropReasonNames[static_cast<std::size_t>(reason)];
 }
 
-}  // namespace braid::engine
+}  // namespace braid::datapath
