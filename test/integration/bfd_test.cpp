@@ -202,8 +202,9 @@ TEST(Bfd, MembersCarryTrafficOnlyOnceTheirSessionIsUp) {
   // Once Up, the negotiated 50 ms both ways (after the Poll Sequence of RFC 5880 6.8.3).
   ASSERT_TRUE(peers.run_until(
       [&] {
+        // braid heard the peer's new timers (its Poll) and its own Poll Sequence ended.
         return view_of(rig, 0).tx_interval_ns == kIntervalMs * kMs &&
-               !peers.session(0).poll_active();
+               view_of(rig, 0).detection_time_ns == kDetectionNs && !peers.session(0).poll_active();
       },
       10'000 * kMs));
   EXPECT_EQ(view_of(rig, 0).detection_time_ns, kDetectionNs);

@@ -209,6 +209,13 @@ class BondRig {
     }
     return drops;
   }
+  // After engine().stop(): the LLDP shutdowns stop sends (control frames, after the data) leave
+  // the emulated links too, so that nothing stays in flight.
+  void drain_links() {
+    const std::uint64_t deadline = monotonic_ns() + 5'000'000'000ull;
+    while (links_in_flight() != 0 && monotonic_ns() < deadline)
+      drain_members();
+  }
   std::uint64_t links_in_flight() const {
     std::uint64_t held = 0;
     for (const auto& link : links_)

@@ -34,8 +34,8 @@ std::uint64_t received_total(const BondRig& rig, std::size_t members) {
 TEST(EmulatedLinks, AdaptiveMovesLoadOffAPausedMemberInOrderAndAccountsForEveryPacket) {
   // 256 flows of equal rate over 1024 buckets: about one flow per bucket, a packet every 5 ms.
   BondRig rig(4,
-              ", mode: static, buckets: 1024, scheduler: {policy: adaptive, congestion: "
-              "{source: sim}}",
+              ", mode: static, buckets: 1024, lldp: off, scheduler: {policy: adaptive, "
+              "congestion: {source: sim}}",
               256, slow_link());
   // Member 3's switch pauses it 750 us of every millisecond: it carries 5 kpps of its 20.
   rig.link(3).pause_periodically(1 * kMs, 750'000);
@@ -43,6 +43,7 @@ TEST(EmulatedLinks, AdaptiveMovesLoadOffAPausedMemberInOrderAndAccountsForEveryP
   rig.run_at_rate(52'000, 2000 * kMs);  // 80% of the 65 kpps the links can carry
   rig.settle();
   rig.engine().stop();
+  rig.drain_links();
 
   const sched::Snapshot snap = rig.engine().bond_scheduler(0).snapshot();
   // The pauses came through the link's counters and moved member 3's weight away.
@@ -76,8 +77,8 @@ TEST(EmulatedLinks, AdaptiveMovesLoadOffAPausedMemberInOrderAndAccountsForEveryP
 // packets; a switch drops nothing that is held.
 TEST(EmulatedLinks, SwitchingPolicyWhileMovesAreHeldLosesAndReordersNothing) {
   BondRig rig(4,
-              ", mode: static, buckets: 1024, scheduler: {policy: adaptive, congestion: "
-              "{source: sim}}",
+              ", mode: static, buckets: 1024, lldp: off, scheduler: {policy: adaptive, "
+              "congestion: {source: sim}}",
               256, slow_link());
   rig.link(3).pause_periodically(1 * kMs, 750'000);
   rig.engine().start();
@@ -98,6 +99,7 @@ TEST(EmulatedLinks, SwitchingPolicyWhileMovesAreHeldLosesAndReordersNothing) {
   }
   rig.settle();
   rig.engine().stop();
+  rig.drain_links();
   EXPECT_GT(holding_at_a_switch, 0u) << "no switch to hash happened while a bucket was held";
   const datapath::CounterTotals totals = rig.engine().totals();
   EXPECT_EQ(totals.drops[static_cast<std::size_t>(datapath::DropReason::kFlowletHold)], 0u);

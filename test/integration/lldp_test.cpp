@@ -96,7 +96,9 @@ TEST(Lldp, TwoBondsOnCablesHearEachOthersChassisPortAndName) {
   world.engine().start();
   const bond::BondLldp& left = world.lldp(0);
   const bond::BondLldp& right = world.lldp(1);
-  // Heard, and LACP in sync: the link aggregation TLVs then say "aggregated" on both sides.
+  // Heard, and LACP in sync: the link aggregation TLVs then say "aggregated" on both sides. An
+  // LLDPDU sent before the far end's agent ran is lost and the next comes msgTxInterval (30 s)
+  // later: wait for two.
   ASSERT_TRUE(run_control_until(
       world.engine(),
       [&] {
@@ -109,7 +111,7 @@ TEST(Lldp, TwoBondsOnCablesHearEachOthersChassisPortAndName) {
         }
         return true;
       },
-      {}, 30 * kSecond))
+      {}, 70 * kSecond))
       << "left hears " << left.agent(0).neighbours().size() << "+"
       << left.agent(1).neighbours().size() << ", right " << right.agent(0).neighbours().size()
       << "+" << right.agent(1).neighbours().size();
