@@ -332,15 +332,24 @@ TEST(Bfd, MalformedAndHostileFramesAreCountedAndNeverTakeASessionDown) {
   bfd::FrameSpec attacker = peers.spec(0);
   attacker.source_mac[5] = 0x66;
   const bfd::Frame forged_frame = bfd::build_frame(attacker, forged);
+  std::uint64_t delivered = 0;  // a full RX ring refuses some on a slow machine
   for (int i = 0; i < 2000; ++i) {
-    deliver(rig, 0, forged_frame.span());
+    if (deliver(rig, 0, forged_frame.span())) ++delivered;
     if (i % 64 == 0) peers.round(0);
   }
+  // Every forged frame delivered ends rejected by the session, policed by a worker, or refused
+  // by a full slow ring.
+  const auto forged_accounted = [&] {
+    const datapath::CounterTotals totals = rig.engine().totals();
+    return view_of(rig, 0).counters.rejected_for(bfd::RejectReason::kYourDiscriminatorMismatch) +
+           totals.drops[static_cast<std::size_t>(datapath::DropReason::kBfdPoliced)] +
+           totals.drops[static_cast<std::size_t>(datapath::DropReason::kSlowPathFull)];
+  };
   ASSERT_TRUE(peers.run_until(
       [&] {
         const bond::BfdMemberView view = view_of(rig, 0);
         return view.counters.rejected_for(bfd::RejectReason::kYourDiscriminatorMismatch) > 0 &&
-               view.counters.rejected_total >= expected_rejects;
+               view.counters.rejected_total >= expected_rejects && forged_accounted() == delivered;
       },
       10'000 * kMs));
   const bond::BfdMemberView view = view_of(rig, 0);
@@ -350,8 +359,8 @@ TEST(Bfd, MalformedAndHostileFramesAreCountedAndNeverTakeASessionDown) {
   const std::uint64_t policed =
       totals.drops[static_cast<std::size_t>(datapath::DropReason::kBfdPoliced)];
   EXPECT_GT(policed, 0u);
-  EXPECT_EQ(view.counters.rejected_for(bfd::RejectReason::kYourDiscriminatorMismatch) + policed,
-            2000u);
+  EXPECT_EQ(forged_accounted(), delivered);
+  EXPECT_GT(delivered, 1000u);
   // Nothing of it touched the sessions.
   peers.run_until([] { return false; }, 300 * kMs);
   EXPECT_EQ(view_of(rig, 0).state, bfd::State::kUp);
