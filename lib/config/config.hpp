@@ -175,7 +175,7 @@ struct BondConfig {
   SchedulerConfig scheduler;
   HealthConfig health;
   classify::ClassifierSpec classes;  // traffic classes (doc/classes.md); none by default
-  BfdConfig bfd;  // off unless configured
+  BfdConfig bfd;                     // off unless configured
   LldpSettings lldp;
 };
 

@@ -6,8 +6,8 @@
 #include <optional>
 #include <utility>
 
-#include "config/classes_loader.hpp"
 #include "config/bfd_config_loader.hpp"
+#include "config/classes_loader.hpp"
 #include "config/config_file.hpp"
 #include "config/config_validate.hpp"
 #include "config/file_prefix.hpp"

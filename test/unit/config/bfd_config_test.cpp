@@ -2,31 +2,17 @@
 #include <gtest/gtest.h>
 
 #include "config/config_loader.hpp"
+#include "config_text.hpp"
 
 namespace braid::config {
 namespace {
 
 std::string bond_with_bfd(const std::string& bfd) {
-  return R"(
-ports:
-  - {name: host, device: net_ring0}
-  - {name: m0, device: net_ring1}
-  - {name: m1, device: net_ring2}
-cross_connect: [[host, uplink]]
-bonds:
-  - name: uplink
-    members: [m0, m1]
-    bfd: )" +
-         bfd + "\n";
+  return two_member_bond("bfd") + bfd + "\n";
 }
 
-std::string error_of(const std::string& bfd) {
-  try {
-    parse_config(bond_with_bfd(bfd), "bfd.yaml");
-  } catch (const ConfigError& error) {
-    return error.what();
-  }
-  return "";
+std::string bfd_error(const std::string& bfd) {
+  return error_of(bond_with_bfd(bfd));
 }
 
 TEST(BfdConfig, OffByDefaultAndMicroWithBondWideAddresses) {
@@ -58,14 +44,14 @@ TEST(BfdConfig, SingleHopNeedsEveryMembersPartnerMac) {
   EXPECT_TRUE(bfd.members[1].local_ip.ipv6);
   EXPECT_EQ(ip_text(bfd.members[1].remote_ip), "fd00:1::2");
   EXPECT_EQ(bfd.members[1].remote_mac[5], 3u);
-  EXPECT_NE(error_of("{mode: single-hop, local_ip: 10.0.0.1, remote_ip: 10.0.0.2}")
+  EXPECT_NE(bfd_error("{mode: single-hop, local_ip: 10.0.0.1, remote_ip: 10.0.0.2}")
                 .find("bfd.members.m0: mode single-hop needs the partner's MAC"),
             std::string::npos);
 }
 
 TEST(BfdConfig, ErrorsNameTheKey) {
   const auto has = [](const std::string& bfd, const std::string& text) {
-    const std::string error = error_of(bfd);
+    const std::string error = bfd_error(bfd);
     EXPECT_NE(error.find(text), std::string::npos) << bfd << " -> " << error;
   };
   has("{mode: fast}", "bfd.mode: unknown mode \"fast\" (known: off, micro, single-hop)");

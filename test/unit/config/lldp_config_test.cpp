@@ -5,6 +5,7 @@
 #include <string>
 
 #include "config/config_loader.hpp"
+#include "config_text.hpp"
 
 namespace braid::config {
 namespace {
@@ -20,15 +21,6 @@ bonds:
   - name: uplink
     members: [m0, m1]
 )" + lldp;
-}
-
-std::string error_of(const std::string& text) {
-  try {
-    parse_config(text, "lldp.yaml");
-  } catch (const ConfigError& error) {
-    return error.what();
-  }
-  return "";
 }
 
 TEST(LldpConfig, OnByDefaultWithTheStandardsTimers) {
