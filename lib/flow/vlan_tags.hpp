@@ -30,10 +30,11 @@ constexpr bool is_vlan_tpid(std::uint16_t ethertype) {
 inline ByteSpan skip_vlan_tags(ByteSpan frame) {
   constexpr std::size_t kOneTag = kEthernetHeaderBytes + kVlanTagBytes;
   if (frame.size() < kOneTag) return frame;
-  const bool one = is_vlan_tpid(load_be16(frame, 12));
-  const bool two = one & (frame.size() >= kOneTag + kVlanTagBytes) &
-                   is_vlan_tpid(load_be16(frame, 12 + kVlanTagBytes));
-  return frame.subspan(kVlanTagBytes * (std::size_t{one} + std::size_t{two}));
+  // Bytes 16-17 lie inside the kOneTag bytes checked above, so both loads are in bounds.
+  const std::size_t one = is_vlan_tpid(load_be16(frame, 12)) ? 1 : 0;
+  const std::size_t two = one & (frame.size() >= kOneTag + kVlanTagBytes ? 1U : 0U) &
+                          (is_vlan_tpid(load_be16(frame, 12 + kVlanTagBytes)) ? 1U : 0U);
+  return frame.subspan(kVlanTagBytes * (one + two));
 }
 
 }  // namespace braid::flow
