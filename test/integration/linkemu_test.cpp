@@ -74,7 +74,10 @@ TEST(EmulatedLinks, AdaptiveMovesLoadOffAPausedMemberInOrderAndAccountsForEveryP
 // Issue 13 item 12: switching the policy at run time, again and again while moves are held,
 // loses nothing and reorders nothing. A switch to hash while a busy bucket is held used to give
 // the bucket a member at once (the rebuild), while its old, paused member still queued its
-// packets; a switch drops nothing that is held.
+// packets; a switch drops nothing that is held. A switch from hash to a flowlet policy used to
+// leave every bucket last seen when the previous flowlet policy ran (hash records nothing), so
+// the first period after it moved busy buckets as idle ones while their packets still queued on
+// the paused member (reordering in about one run of three).
 TEST(EmulatedLinks, SwitchingPolicyWhileMovesAreHeldLosesAndReordersNothing) {
   BondRig rig(4,
               ", mode: static, buckets: 1024, lldp: off, scheduler: {policy: adaptive, "

@@ -50,8 +50,15 @@ void BondScheduler::apply_policy(std::uint64_t now_ns) {
   hash_pending_ = hash && (scheduler_.moves_in_progress() != 0 || scheduler_.settling());
   if (hash_pending_) return;
   // Workers record bucket activity only under flowlet policies: after a switch from hash the
-  // arrays are stale, so every bucket counts as busy until a flowlet gap of fresh records.
-  if (!hash && !bond_.flowlet_managed()) recording_since_ns_ = now_ns;
+  // arrays are stale, so every bucket counts as busy until a flowlet gap of fresh records. And
+  // what hash sent unrecorded was sent by now at the latest: a bucket whose count has not moved
+  // when the next period reads it (often more than a gap later) was last seen now, not when
+  // the last flowlet policy saw it. Its packets may still wait in a paused member's queue.
+  if (!hash && !bond_.flowlet_managed()) {
+    recording_since_ns_ = now_ns;
+    for (BucketActivity& bucket : activity_)
+      bucket.last_seen_ns = std::max(bucket.last_seen_ns, now_ns);
+  }
   bond_.set_flowlet_managed(!hash);
   if (hash) {
     bond_.set_weights(std::vector<std::uint32_t>(bond_.member_count(), 1), now_ns);
