@@ -50,9 +50,11 @@ def wait_until(predicate, timeout_s, period_s=0.05, what="condition"):
         time.sleep(period_s)
 
 
-def braid_config(socket_path, members, host_if=None, fallback=True, host_device=None):
+def braid_config(socket_path, members, host_if=None, fallback=True, host_device=None,
+                 bond_extra=""):
     """braid's config for the rig: the host port on net_af_packet over `host_if`, or on
-    `host_device` (host_bond.py's net_tap), and the LACP bond over the member interfaces."""
+    `host_device` (host_bond.py's net_tap), and the LACP bond over the member interfaces;
+    `bond_extra`: more keys of the bond (YAML lines, indented like `mode`)."""
     # A member needs a TX queue per worker plus the control thread's LACPDU queue: qpairs=2.
     # Without it braid stops at start-up with: port "m0" (net_af_packet0,iface=...): needs 2 TX
     # queues (one per worker) but the device has 1; use fewer workers: Invalid argument.
@@ -71,7 +73,7 @@ ports:
     members: [{", ".join(MEMBERS[:len(members)])}]
     mode: lacp
     lacp: {{rate: fast, fallback: {"true" if fallback else "false"}}}
-workers:
+{bond_extra}workers:
   lcores: [1]
 cross_connect:
   - [host, uplink]
@@ -169,7 +171,9 @@ class Rig:
         self.partner = None
         self.braid = None
 
-    def build(self, fallback=True):
+    def build(self, fallback=True, bond_extra=None):
+        """`bond_extra(rig)`, called once the veths exist: more keys of braid's bond (YAML
+        lines, see braid_config), e.g. BFD addresses that name the partner's MACs."""
         lab = self.lab.create()
         ns = lab.ns
         self.bh, self.bx = lab.name("bh"), lab.name("bx")
@@ -202,7 +206,8 @@ class Rig:
             self.streams["K"] = Stream("K", self.px, ns, PARTNER_SIDE_MAC, BRAID_SIDE_MAC,
                                        TESTPMD_PUMP_PPS, flows=16).start()
         socket_path = self.dir / "braid.sock"
-        config = braid_config(socket_path, self.gw, self.bh, fallback)
+        config = braid_config(socket_path, self.gw, self.bh, fallback,
+                              bond_extra=bond_extra(self) if bond_extra else "")
         self.braid = Braid(self.dir, config, f"{ns}br", socket_path)
         self.braid.start()
         return self

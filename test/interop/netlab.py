@@ -106,6 +106,10 @@ class NetLab:
         return int(sh("cat", f"/sys/class/net/{ifname}/statistics/{counter}", ns=ns))
 
     @staticmethod
+    def mac(ifname, ns=None):
+        return sh("cat", f"/sys/class/net/{ifname}/address", ns=ns).strip()
+
+    @staticmethod
     def operstate(ifname, ns=None):
         return sh("cat", f"/sys/class/net/{ifname}/operstate", ns=ns).strip()
 
