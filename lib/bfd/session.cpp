@@ -39,10 +39,13 @@ std::uint64_t Session::tx_interval_ns() const {
   return std::uint64_t{std::max(tx_in_use_us_, remote_min_rx_us_)} * kNsPerUs;
 }
 
-std::uint64_t Session::detection_time_ns() const {
+std::uint64_t Session::peer_interval_ns() const {
   if (!heard_) return 0;
-  return std::uint64_t{remote_detect_mult_} * std::max(rx_in_use_us_, remote_desired_min_tx_us_) *
-         kNsPerUs;
+  return std::uint64_t{std::max(rx_in_use_us_, remote_desired_min_tx_us_)} * kNsPerUs;
+}
+
+std::uint64_t Session::detection_time_ns() const {
+  return std::uint64_t{remote_detect_mult_} * peer_interval_ns();
 }
 
 std::uint64_t Session::jittered(std::uint64_t interval_ns) {

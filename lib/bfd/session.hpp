@@ -85,6 +85,9 @@ class Session {
   // The Detection Time (6.8.4): remote Detect Mult x max(RequiredMinRx in use, remote Desired Min
   // TX); 0 while nothing has been heard since the last expiry.
   std::uint64_t detection_time_ns() const;
+  // How often the remote sends before its jitter: max(RequiredMinRx in use, remote Desired Min
+  // TX) (6.8.7 from its side); 0 while nothing has been heard since the last expiry.
+  std::uint64_t peer_interval_ns() const;
   // When the last packet not discarded arrived (0: none yet).
   std::uint64_t last_rx_ns() const { return last_rx_ns_; }
   const SessionCounters& counters() const { return counters_; }

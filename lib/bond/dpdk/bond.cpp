@@ -600,6 +600,8 @@ void Bond::update_all_health(std::uint64_t now_ns, bool sample, const std::strin
     health::CounterSnapshot counters = read_health_counters(m);
     if (lacp_)
       counters[static_cast<std::size_t>(health::Signal::kLacpduMissed)] = lacpdu_sample(m, now_ns);
+    if (bfd_)
+      counters[static_cast<std::size_t>(health::Signal::kBfdMissed)] = bfd_sample(m, now_ns);
     changed |= update_health(m, now_ns, counters);
   }
   if (changed) rebuild(now_ns, cause);
@@ -617,6 +619,15 @@ health::CounterSample Bond::lacpdu_sample(std::size_t m, std::uint64_t now_ns) {
                                       : lacp::kSlowPeriodicTime;
   return members_[m].lacpdus.sample(now_ns, owes ? std::optional(period_ns) : std::nullopt,
                                     lacp_->counters(m).lacpdu_rx);
+}
+
+health::CounterSample Bond::bfd_sample(std::size_t m, std::uint64_t now_ns) {
+  const BfdMemberView view = bfd_->view(m);
+  // Up: the peer sends every peer_interval (less jitter, never slower: RFC 5880 6.8.7). Down,
+  // Init or AdminDown: its slow 1 s packets are no evidence either way (detection judges).
+  const bool owes = view.state == bfd::State::kUp && view.peer_interval_ns != 0;
+  return members_[m].bfd_packets.sample(
+      now_ns, owes ? std::optional(view.peer_interval_ns) : std::nullopt, view.counters.packets_in);
 }
 
 void Bond::run_health(std::uint64_t now_ns) {

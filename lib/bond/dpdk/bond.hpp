@@ -30,8 +30,8 @@
 #include "config/config.hpp"
 #include "flow/flow_hash.hpp"
 #include "health/ethdev_counters.hpp"
-#include "health/lacpdu_expectation.hpp"
 #include "health/member_health.hpp"
+#include "health/periodic_expectation.hpp"
 #include "lacp/lacp_system.hpp"
 #include "port/ethdev_port.hpp"
 #include "port/kernel_links.hpp"
@@ -208,7 +208,8 @@ class Bond {
     lacp::FallbackState fallback = lacp::FallbackState::kOff;  // as last logged
     health::BfdStatus bfd = health::BfdStatus::kNotConfigured;
     std::unique_ptr<health::MemberHealth> health;
-    health::LacpduExpectation lacpdus;                    // the lacpdu_missed signal (mode lacp)
+    health::PeriodicExpectation lacpdus;                  // the lacpdu_missed signal (mode lacp)
+    health::PeriodicExpectation bfd_packets;              // the bfd_missed signal (bonds[].bfd)
     std::unique_ptr<MemberHealthSources> health_sources;  // mlx5, RoCE: over the ethdev's
   };
 
@@ -244,8 +245,10 @@ class Bond {
   void run_health(std::uint64_t now_ns);
   std::uint64_t next_health_deadline_ns() const;
   health::CounterSnapshot read_health_counters(std::size_t member) const;
-  // LACPDUs the member's partner owed and sent up to now (lacpdu_expectation.hpp).
+  // LACPDUs the member's partner owed and sent up to now (periodic_expectation.hpp).
   health::CounterSample lacpdu_sample(std::size_t member, std::uint64_t now_ns);
+  // BFD Control packets the member's peer owed (while Up) and sent up to now.
+  health::CounterSample bfd_sample(std::size_t member, std::uint64_t now_ns);
   std::uint32_t health_permille(std::size_t member) const;
   void log(std::uint64_t now_ns, std::string text);
   static int on_link_interrupt(std::uint16_t port_id, rte_eth_event_type event, void* bond,

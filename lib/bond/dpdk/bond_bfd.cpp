@@ -115,6 +115,7 @@ BfdMemberView BondBfd::view(std::size_t m) const {
   view.remote_discriminator = session.remote_discriminator();
   view.tx_interval_ns = session.tx_interval_ns();
   view.detection_time_ns = session.detection_time_ns();
+  view.peer_interval_ns = session.peer_interval_ns();
   view.last_rx_ns = session.last_rx_ns();
   view.last_change_ns = member.last_change_ns;
   view.tx_failed = member.tx_failed;

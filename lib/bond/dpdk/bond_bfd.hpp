@@ -32,6 +32,7 @@ struct BfdMemberView {
   std::uint32_t local_discriminator = 0;
   std::uint32_t remote_discriminator = 0;
   std::uint64_t tx_interval_ns = 0;     // negotiated, before jitter (0: the peer wants none)
+  std::uint64_t peer_interval_ns = 0;   // how often the peer sends, before jitter (0: unheard)
   std::uint64_t detection_time_ns = 0;  // 0: nothing heard since the last expiry
   std::uint64_t last_rx_ns = 0;         // the last Control packet the session took (0: none)
   std::uint64_t last_change_ns = 0;     // the last state change (0: none)

@@ -1,6 +1,7 @@
-// The lacpdu_missed signal: LACPDUs a partner owes against those it sent, sampled once a second
-// like every signal, and what the member health model (shipped defaults) makes of it.
-#include "health/lacpdu_expectation.hpp"
+// The lacpdu_missed and bfd_missed signals: packets a peer owes against those it sent, sampled
+// once a second like every signal, and what the member health model (shipped defaults) makes of
+// it.
+#include "health/periodic_expectation.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +19,7 @@ constexpr std::uint64_t kMs = kNsPerMs;
 
 // A fast-rate partner whose k-th LACPDU leaves at phase + k s (+ jitter(k)), unless lost(k);
 // sampled every second from 1 s to `seconds`. Returns the last sample.
-CounterSample run(LacpduExpectation& expect, std::uint64_t seconds, std::uint64_t phase_ns,
+CounterSample run(PeriodicExpectation& expect, std::uint64_t seconds, std::uint64_t phase_ns,
                   const std::function<bool(std::uint64_t)>& lost,
                   const std::function<std::int64_t(std::uint64_t)>& jitter_ns = {}) {
   CounterSample last;
@@ -34,9 +35,9 @@ CounterSample run(LacpduExpectation& expect, std::uint64_t seconds, std::uint64_
   return last;
 }
 
-TEST(LacpduExpectation, APartnerOnTimeMissesNothingWhateverItsPhaseAndJitter) {
+TEST(PeriodicExpectation, APartnerOnTimeMissesNothingWhateverItsPhaseAndJitter) {
   for (const std::uint64_t phase : std::vector<std::uint64_t>{0, 1, 500 * kMs, 999 * kMs}) {
-    LacpduExpectation expect;
+    PeriodicExpectation expect;
     const CounterSample s = run(
         expect, 100, phase, [](std::uint64_t) { return false; },
         [](std::uint64_t k) {
@@ -47,16 +48,16 @@ TEST(LacpduExpectation, APartnerOnTimeMissesNothingWhateverItsPhaseAndJitter) {
   }
 }
 
-TEST(LacpduExpectation, EveryLossButOneInFlightIsCounted) {
-  LacpduExpectation expect;
+TEST(PeriodicExpectation, EveryLossButOneInFlightIsCounted) {
+  PeriodicExpectation expect;
   // Every third LACPDU lost: 33 of 100.
   const CounterSample s = run(expect, 100, 300 * kMs, [](std::uint64_t k) { return k % 3 == 0; });
   EXPECT_GE(s.errors, 31u);
   EXPECT_LE(s.errors, 33u);
 }
 
-TEST(LacpduExpectation, ABurstBanksOneLacpduOfCreditAtMost) {
-  LacpduExpectation expect;
+TEST(PeriodicExpectation, ABurstBanksOneLacpduOfCreditAtMost) {
+  PeriodicExpectation expect;
   expect.sample(0, kS, 0);
   expect.sample(1 * kS, kS, 5);  // 5 at once (state changes): owed 1
   // Then silence for 4 s: 4 owed, 1 credit, 1 in flight: 2 missed.
@@ -67,26 +68,45 @@ TEST(LacpduExpectation, ABurstBanksOneLacpduOfCreditAtMost) {
   EXPECT_EQ(s.frames, 5u);
 }
 
-TEST(LacpduExpectation, NothingIsOwedWhileThereIsNoPartnerAndTheSlowRateOwesLittle) {
-  LacpduExpectation expect;
+TEST(PeriodicExpectation, NothingIsOwedWhileThereIsNoPartnerAndTheSlowRateOwesLittle) {
+  PeriodicExpectation expect;
   expect.sample(0, std::nullopt, 0);
   CounterSample s = expect.sample(10 * kS, std::nullopt, 3);
   EXPECT_EQ(s.errors, 0u);
   EXPECT_EQ(s.frames, 0u);
-  s = expect.sample(70 * kS, 30 * kS, 3);  // slow rate: 2 owed in 60 s, none arrived
+  s = expect.sample(40 * kS, 30 * kS, 3);  // began owing within the interval: a baseline
+  EXPECT_EQ(s.frames, 0u);
+  s = expect.sample(100 * kS, 30 * kS, 3);  // slow rate: 2 owed in 60 s, none arrived
   EXPECT_EQ(s.frames, 2u);
   EXPECT_EQ(s.errors, 1u) << "one of the two is in flight";
-  s = expect.sample(80 * kS, 30 * kS, 1);  // the count went back (LACP restarted): baseline
+  s = expect.sample(110 * kS, 30 * kS, 1);  // the count went back (LACP restarted): baseline
   EXPECT_EQ(s.errors, 1u);
+}
+
+// A BFD session comes Up a quarter of a second before a 1 s sample: of the 20 packets a 50 ms
+// peer would owe over that second it owed 5. The interval it began owing in owes nothing; from
+// the next on, a punctual peer misses nothing (it used to read as 15 missed of 20).
+TEST(PeriodicExpectation, TheIntervalInWhichThePeerBeganOwingIsABaseline) {
+  PeriodicExpectation expect;
+  expect.sample(1 * kS, std::nullopt, 2);  // Down: its slow packets
+  CounterSample s = expect.sample(2 * kS, 50 * kMs, 7);
+  EXPECT_EQ(s.frames, 0u);
+  EXPECT_EQ(s.errors, 0u);
+  s = expect.sample(3 * kS, 50 * kMs, 27);
+  EXPECT_EQ(s.frames, 20u);
+  EXPECT_EQ(s.errors, 0u);
+  s = expect.sample(4 * kS, 50 * kMs, 37);  // ten lost
+  EXPECT_EQ(s.frames, 40u);
+  EXPECT_EQ(s.errors, 9u) << "one of them is in flight";
 }
 
 // The model with the shipped lacpdu_missed thresholds (200000 / 50000 ppm, 10 frames, 30 s hold,
 // 10 s window): a fast-rate partner losing every third LACPDU (never 3 in a row, so LACP's own
 // short timeout never expires) degrades the member; when the loss stops it recovers after the
 // window and the hold.
-TEST(LacpduExpectation, APartnerLosingEveryThirdLacpduDegradesTheMemberUntilItStops) {
+TEST(PeriodicExpectation, APartnerLosingEveryThirdLacpduDegradesTheMemberUntilItStops) {
   MemberHealth member({});
-  LacpduExpectation expect;
+  PeriodicExpectation expect;
   std::uint64_t received = 0;
   std::uint64_t degraded_s = 0, recovered_s = 0;
   for (std::uint64_t t = 1; t <= 120; ++t) {
@@ -114,9 +134,9 @@ TEST(LacpduExpectation, APartnerLosingEveryThirdLacpduDegradesTheMemberUntilItSt
               static_cast<unsigned long long>(recovered_s));
 }
 
-TEST(LacpduExpectation, OneLostLacpduNowAndThenDegradesNothing) {
+TEST(PeriodicExpectation, OneLostLacpduNowAndThenDegradesNothing) {
   MemberHealth member({});
-  LacpduExpectation expect;
+  PeriodicExpectation expect;
   std::uint64_t received = 0;
   for (std::uint64_t t = 1; t <= 300; ++t) {
     if (t % 20 != 0) ++received;  // one in twenty lost: 50000 ppm
