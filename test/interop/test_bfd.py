@@ -133,6 +133,8 @@ def test_ovs_bfd_session_per_member_a_dead_far_end_leaves_the_bond_and_returns(m
     assert states["m1"]["state"] == "healthy", states
     assert rig.braid.distributing() == {"m1"}
     assert rig.braid.lacp_ports()["m0"]["receive"] == "CURRENT"
+    print(rig.braid.ctl("show", "health", "uplink").stdout)
+    print(rig.braid.ctl("show", "bfd", "uplink").stdout)
     # braid's Down reached OVS (its half still hears braid), which stops using s0 too.
     wait_until(lambda: ovs_bfd_state(rig, 0) == "down", 5, 0.05, "OVS to hear braid's Down")
     wait_until(lambda: rig.sw[0] not in rig.partner.enabled_members(), 5, 0.05,

@@ -157,6 +157,7 @@ def test_lldpd_and_braid_hear_each_other(tmp_path):
             lambda: (n := braid_neighbour(braid)) and n["system_name"] == FAR_NAME and n, 30,
             what=f"braid to hear lldpd as {FAR_NAME}")
         print(f"braid hears: {neighbour}")
+        print(braid.ctl("show", "lldp", "uplink").stdout)
         far_port = lldpd.own_port()
         assert neighbour["system_name"] == FAR_NAME, neighbour
         subtype = {"mac": "mac", "ifname": "ifname", "local": "local"}[far_port["type"]]
