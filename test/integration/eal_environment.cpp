@@ -6,6 +6,7 @@
 #include <rte_ethdev.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <stdexcept>
@@ -84,12 +85,35 @@ std::uint16_t RingPort::stamp_send_time(std::uint16_t, std::uint16_t, rte_mbuf**
   return count;
 }
 
-RingPort::~RingPort() {
-  // Callbacks outlive a closed port in its ethdev slot; the next port there must not inherit them.
-  for (std::uint16_t queue = 0; queue < callbacks_.size(); ++queue) {
-    if (callbacks_[queue] != nullptr)
-      rte_eth_remove_tx_callback(port_id_, queue, callbacks_[queue]);
+bool remove_tx_callbacks(std::uint16_t port_id,
+                         const std::vector<const rte_eth_rxtx_callback*>& callbacks) {
+  rte_eth_dev_info info{};
+  if (rte_eth_dev_info_get(port_id, &info) != 0) return false;
+  if (callbacks.size() > info.nb_tx_queues) {
+    // The engine configured fewer TX queues than the callbacks were added on (a bond member
+    // with one worker and no control queue, say): the rest would stay in the slot.
+    rte_eth_conf conf{};
+    if (rte_eth_dev_configure(port_id, std::max<std::uint16_t>(info.nb_rx_queues, 1),
+                              static_cast<std::uint16_t>(callbacks.size()), &conf) != 0) {
+      ADD_FAILURE() << "cannot give port " << port_id << " its TX queues back to remove its "
+                    << "callbacks: the next port in its slot inherits them";
+      return false;
+    }
   }
+  for (std::uint16_t queue = 0; queue < callbacks.size(); ++queue) {
+    if (callbacks[queue] != nullptr &&
+        rte_eth_remove_tx_callback(port_id, queue, callbacks[queue]) != 0) {
+      ADD_FAILURE() << "cannot remove the TX callback of port " << port_id << " queue " << queue;
+      return false;
+    }
+  }
+  return true;
+}
+
+RingPort::~RingPort() {
+  // Callbacks outlive a closed port in its ethdev slot; the next port there must not inherit
+  // them (one that stamps send times corrupted the LLDPDUs of a later test's bond).
+  remove_tx_callbacks(port_id_, callbacks_);
   rte_eth_dev_close(port_id_);  // the engine stopped it
   to_port_.push_back(from_port_);
   for (rte_ring* ring : to_port_) {

@@ -40,6 +40,14 @@ void drain_ring(rte_ring* ring, Visit visit) {
   }
 }
 
+// Removes TX callbacks (callbacks[q] on queue q; null: none) from a stopped port before it is
+// closed. A callback outlives its port in the ethdev slot, and the next port there inherits it;
+// rte_eth_remove_tx_callback refuses a queue at or above the port's current TX queue count, so a
+// port an engine configured with fewer queues gets its queues back first. False (and a test
+// failure) when one stays.
+bool remove_tx_callbacks(std::uint16_t port_id,
+                         const std::vector<const rte_eth_rxtx_callback*>& callbacks);
+
 // A pair of rings exposed as one ethdev (rte_eth_from_rings): the test enqueues on `to_port`
 // (the port's RX) and dequeues on `from_port` (the port's TX). The port has `tx_queues` TX queues
 // that all feed `from_port` (multi-producer: a worker and the control thread may both send), and

@@ -63,11 +63,17 @@ QuirkyPort::QuirkyPort(const std::string& name, const QuirkySettings& settings)
 
 QuirkyPort::~QuirkyPort() {
   if (rte_eth_dev_is_valid_port(port_id_)) {
-    for (const auto& queue : queues_) {
-      if (queue->callback == nullptr) continue;
-      // Nothing sends any more (the contract above), so the callback may be freed now.
-      if (rte_eth_remove_tx_callback(port_id_, queue->id, queue->callback) == 0)
-        rte_free(const_cast<rte_eth_rxtx_callback*>(queue->callback));
+    std::vector<const rte_eth_rxtx_callback*> callbacks(queues_.size(), nullptr);
+    for (const auto& queue : queues_)
+      callbacks[queue->id] = queue->callback;
+    rte_eth_dev_info info{};
+    // Giving the port its TX queues back needs it stopped (a bare test may not have).
+    if (rte_eth_dev_info_get(port_id_, &info) == 0 && callbacks.size() > info.nb_tx_queues)
+      rte_eth_dev_stop(port_id_);
+    // Nothing sends any more (the contract above), so the callbacks may be freed now.
+    if (remove_tx_callbacks(port_id_, callbacks)) {
+      for (const rte_eth_rxtx_callback* callback : callbacks)
+        rte_free(const_cast<rte_eth_rxtx_callback*>(callback));
     }
     if (rte_eth_dev_close(port_id_) == -EINVAL) {  // still started: a bare test forgot to stop
       rte_eth_dev_stop(port_id_);
