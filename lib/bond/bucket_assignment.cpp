@@ -73,15 +73,45 @@ std::vector<MemberIndex> interleaved_assignment(std::span<const std::uint32_t> w
 }
 
 RebalanceResult rebalance(std::span<const MemberIndex> current,
-                          std::span<const std::uint32_t> weights) {
+                          std::span<const std::uint32_t> weights,
+                          std::span<const MemberIndex> home) {
   const auto buckets = static_cast<std::uint32_t>(current.size());
   RebalanceResult result{std::vector<MemberIndex>(current.begin(), current.end()), 0};
   const std::vector<std::uint32_t> quotas = bucket_quotas(weights, buckets);
-  std::vector<std::uint32_t> kept(weights.size(), 0);
+  const bool homed = home.size() == current.size();
+  const std::vector<std::uint32_t> counts = bucket_counts(current, weights.size());
+  // A bucket away from a home that is short of its quota goes back there first.
+  const auto returning = [&](std::uint32_t b) {
+    const MemberIndex h = homed ? home[b] : kNoMember;
+    return h < weights.size() && h != current[b] && counts[h] < quotas[h];
+  };
+  // A member above quota frees first the buckets it holds for a returning home, then the last
+  // of its others; at or below quota it keeps everything (as without homes).
+  std::vector<std::uint32_t> held_for_home(weights.size(), 0);
+  for (std::uint32_t b = 0; b < buckets; ++b) {
+    if (current[b] < weights.size() && returning(b)) ++held_for_home[current[b]];
+  }
+  std::vector<std::uint32_t> keep_returning(weights.size(), 0), keep_others(weights.size(), 0);
+  for (std::size_t m = 0; m < weights.size(); ++m) {
+    const std::uint32_t excess = counts[m] > quotas[m] ? counts[m] - quotas[m] : 0;
+    const std::uint32_t given_back = std::min(excess, held_for_home[m]);
+    keep_returning[m] = held_for_home[m] - given_back;
+    keep_others[m] = counts[m] - held_for_home[m] - (excess - given_back);
+  }
+  std::vector<std::uint32_t> kept(weights.size(), 0), kept_returning(weights.size(), 0);
   std::vector<std::uint32_t> freed;
   for (std::uint32_t b = 0; b < buckets; ++b) {
     const MemberIndex member = result.buckets[b];
-    if (member < weights.size() && kept[member] < quotas[member]) {
+    bool keep = false;
+    if (member < weights.size()) {
+      if (returning(b)) {
+        keep = kept_returning[member] < keep_returning[member];
+        if (keep) ++kept_returning[member];
+      } else {
+        keep = kept[member] - kept_returning[member] < keep_others[member];
+      }
+    }
+    if (keep) {
       ++kept[member];
     } else {
       freed.push_back(b);
@@ -91,7 +121,18 @@ RebalanceResult rebalance(std::span<const MemberIndex> current,
   std::vector<bool> needs(weights.size());
   for (std::size_t m = 0; m < weights.size(); ++m)
     needs[m] = kept[m] < quotas[m];
+  std::vector<std::uint32_t> unplaced;
   for (std::uint32_t b : freed) {
+    const MemberIndex h = homed ? home[b] : kNoMember;
+    if (h < weights.size() && needs[h]) {
+      if (h != result.buckets[b]) ++result.moved;
+      result.buckets[b] = h;
+      if (++kept[h] == quotas[h]) needs[h] = false;
+    } else {
+      unplaced.push_back(b);
+    }
+  }
+  for (std::uint32_t b : unplaced) {
     const MemberIndex member = order.next(&needs);
     if (member != result.buckets[b]) ++result.moved;
     result.buckets[b] = member;
@@ -99,6 +140,18 @@ RebalanceResult rebalance(std::span<const MemberIndex> current,
     if (++kept[member] == quotas[member]) needs[member] = false;
   }
   return result;
+}
+
+void update_homes(std::span<MemberIndex> home, std::span<const MemberIndex> buckets,
+                  std::span<const std::uint32_t> nominal_weights) {
+  const std::vector<std::uint32_t> nominal =
+      bucket_quotas(nominal_weights, static_cast<std::uint32_t>(buckets.size()));
+  const std::vector<std::uint32_t> counts = bucket_counts(buckets, nominal_weights.size());
+  for (std::size_t b = 0; b < buckets.size() && b < home.size(); ++b) {
+    const MemberIndex h = home[b];
+    const bool short_home = h < nominal.size() && h != buckets[b] && counts[h] < nominal[h];
+    if (!short_home && buckets[b] != kHeldBucket) home[b] = buckets[b];
+  }
 }
 
 RebalanceResult reassign_orphans(std::span<const MemberIndex> current,

@@ -45,8 +45,19 @@ struct RebalanceResult {
 // weight is now 0 (or that are unknown) and the excess of members above quota are freed, then
 // handed to members below quota in smooth-WRR order. Members at or below quota keep every
 // bucket they have, so a member leaving moves only its own buckets.
+// `home` (empty, or one member per bucket: see update_homes): a member above quota frees first
+// the buckets whose home is below quota, and a freed bucket goes back to its home while that one
+// is below quota. So a member that returns gets back the very buckets it lost, and no flow that
+// never left a survivor moves.
 RebalanceResult rebalance(std::span<const MemberIndex> current,
-                          std::span<const std::uint32_t> weights);
+                          std::span<const std::uint32_t> weights,
+                          std::span<const MemberIndex> home = {});
+
+// Each bucket's home after `buckets` was published: where it is, unless it left a member that is
+// still short of its share under `nominal_weights` (every member as if usable, at full health):
+// a member that failed or is degraded keeps the homes of the buckets it lost until it is back.
+void update_homes(std::span<MemberIndex> home, std::span<const MemberIndex> buckets,
+                  std::span<const std::uint32_t> nominal_weights);
 
 // Failover without disturbing anyone else: only buckets of members whose weight is now 0 (or
 // that are unknown) move, to the members furthest below their quota first. Used when a scheduler

@@ -194,6 +194,7 @@ void Bond::start(std::uint64_t now_ns) {
     }
   }
   buckets_.assign(config_.buckets, kNoMember);
+  homes_.assign(config_.buckets, kNoMember);
   log(now_ns, "started, MAC " + mac_text(mac_));
   start_bfd(now_ns);
   next_health_sample_ns_ = now_ns;
@@ -386,8 +387,9 @@ void Bond::rebuild(std::uint64_t now_ns, const std::string& cause) {
     }
   }
   const RebalanceResult result =
-      flowlet_managed_ ? reassign_orphans(buckets_, weights) : rebalance(buckets_, weights);
+      flowlet_managed_ ? reassign_orphans(buckets_, weights) : rebalance(buckets_, weights, homes_);
   buckets_ = result.buckets;
+  update_bucket_homes();
   table->buckets = buckets_;
   table->bucket_shift = 32 - static_cast<std::uint32_t>(__builtin_ctz(config_.buckets));
   const BondTable* previous = publisher_.current();
@@ -406,6 +408,13 @@ void Bond::rebuild(std::uint64_t now_ns, const std::string& cause) {
   log(now_ns, "table " + std::to_string(publisher_.published()) + " (" + cause +
                   "): " + counted(result.moved, "bucket") +
                   " moved; distributing:" + (distributing.empty() ? " none" : distributing));
+}
+
+void Bond::update_bucket_homes() {
+  std::vector<std::uint32_t> nominal(members_.size());
+  for (std::size_t m = 0; m < members_.size(); ++m)
+    nominal[m] = members_[m].weight;
+  update_homes(homes_, buckets_, nominal);
 }
 
 void Bond::set_member_admin(std::size_t m, bool up, std::uint64_t now_ns) {
@@ -516,6 +525,7 @@ std::optional<std::uint64_t> Bond::publish_assignment(std::span<const MemberInde
   auto table = std::make_unique<BondTable>(*current);
   table->buckets.assign(buckets.begin(), buckets.end());
   buckets_ = table->buckets;
+  update_bucket_homes();
   publisher_.publish(std::move(table));
   last_publish_ns_ = now_ns;
   ++counters_.tables_published;

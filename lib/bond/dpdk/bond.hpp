@@ -214,6 +214,7 @@ class Bond {
   };
 
   void poll_links(std::uint64_t now_ns);
+  void update_bucket_homes();
   void poll_slow_queues(std::uint64_t now_ns);
   // True when the budget ran out with frames left on the ring.
   bool drain_slow_ring(std::uint64_t now_ns);
@@ -270,6 +271,9 @@ class Bond {
   std::uint64_t lacp_generation_ = 0;
   std::optional<std::size_t> active_backup_member_;
   std::vector<MemberIndex> buckets_;
+  // Where each bucket belongs while every member is up at full health (update_homes): a member
+  // that fails or degrades gets back the very buckets it gave up.
+  std::vector<MemberIndex> homes_;
   std::uint64_t next_link_poll_ns_ = 0;
   std::uint64_t next_neighbour_check_ns_ = 0;
   std::uint64_t next_health_sample_ns_ = 0;

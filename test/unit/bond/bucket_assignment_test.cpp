@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <numeric>
 #include <random>
 
@@ -113,6 +114,78 @@ TEST(Rebalance, RandomChangesAlwaysLandOnQuotaWithMinimalMoves) {
     buckets = result.buckets;
     weights = next;
   }
+}
+
+// A member that fails and returns gets back the very buckets it had: the flows that failed over
+// go home and no flow that stayed on a survivor moves (without homes, the survivors gave up their
+// last buckets instead, moving flows that never left them).
+TEST(RebalanceWithHomes, AReturningMemberGetsBackItsOwnBucketsAndNoSurvivorFlowMoves) {
+  const std::vector<std::uint32_t> four = {1, 1, 1, 1};
+  const std::vector<std::uint32_t> three = {1, 0, 1, 1};
+  const auto original = interleaved_assignment(four, 1024);
+  std::vector<MemberIndex> home = original;
+  const RebalanceResult down = rebalance(original, three, home);
+  update_homes(home, down.buckets, four);
+  EXPECT_EQ(down.moved, 256u);
+  EXPECT_EQ(home, original) << "member 1 is short: its buckets keep their home";
+  const RebalanceResult up = rebalance(down.buckets, four, home);
+  EXPECT_EQ(up.moved, 256u);
+  EXPECT_EQ(up.buckets, original);
+  update_homes(home, up.buckets, four);
+  EXPECT_EQ(home, original);
+  // Without homes the count is the same but other buckets move: flows that never left.
+  const RebalanceResult plain = rebalance(down.buckets, four);
+  std::uint32_t survivors_moved = 0;
+  for (std::size_t b = 0; b < original.size(); ++b)
+    survivors_moved += original[b] != 1 && plain.buckets[b] != original[b] ? 1 : 0;
+  EXPECT_GT(survivors_moved, 0u);
+}
+
+// A degraded member (a lower weight) that recovers gets back what it gave up, as a failed one
+// does; with two members out at once, every move stays minimal and the table lands on quota
+// (exact homecoming is then only as good as the survivors' excess allows).
+TEST(RebalanceWithHomes, DegradationsAndOverlappingFailuresStayMinimal) {
+  const std::vector<std::uint32_t> all = {10, 10, 10, 10};
+  const auto original = interleaved_assignment(all, 512);
+  std::vector<MemberIndex> home = original;
+  std::vector<MemberIndex> table = original;
+  const auto step = [&](const std::vector<std::uint32_t>& weights) {
+    const auto before = bucket_counts(table, 4);
+    const auto quotas = bucket_quotas(weights, 512);
+    const RebalanceResult result = rebalance(table, weights, home);
+    std::uint32_t lower_bound = 0;
+    for (std::size_t m = 0; m < 4; ++m)
+      lower_bound += before[m] > quotas[m] ? before[m] - quotas[m] : 0;
+    EXPECT_EQ(result.moved, lower_bound);
+    EXPECT_EQ(bucket_counts(result.buckets, 4), quotas);
+    table = result.buckets;
+    update_homes(home, table, all);
+  };
+  step({10, 10, 1, 10});  // member 2 degraded to a tenth
+  step({10, 10, 10, 10});
+  EXPECT_EQ(table, original);
+  step({10, 0, 10, 10});
+  step({10, 0, 0, 10});
+  step({10, 0, 10, 10});
+  step({10, 10, 10, 10});
+  std::uint32_t away = 0;
+  for (std::size_t b = 0; b < table.size(); ++b)
+    away += table[b] != original[b] ? 1 : 0;
+  std::printf("two overlapping failures: %u of 512 buckets away from their first member\n", away);
+}
+
+// The homes follow the table while every member is at its share (a weight change that sticks, a
+// scheduler's move): they only remember for a member that is short.
+TEST(RebalanceWithHomes, HomesFollowTheTableWhenNoMemberIsShort) {
+  const std::vector<std::uint32_t> two = {1, 1};
+  const auto table = interleaved_assignment(two, 256);
+  std::vector<MemberIndex> home(256, 0);
+  update_homes(home, table, two);
+  EXPECT_EQ(home, table);
+  std::vector<MemberIndex> swapped = table;
+  std::swap(swapped[0], swapped[1]);  // still 128 each
+  update_homes(home, swapped, two);
+  EXPECT_EQ(home, swapped);
 }
 
 }  // namespace
