@@ -130,6 +130,8 @@ def test_ovs_bfd_session_per_member_a_dead_far_end_leaves_the_bond_and_returns(m
     # The member is out of the bond though carrier and LACP say up; the other is untouched.
     states = health(rig.braid)
     assert (states["m0"]["state"], states["m0"]["reason"]) == ("down", "bfd_down"), states
+    assert states["m0"]["evidence"].startswith(
+        "BFD down, diag control_detection_time_expired, last packet 0.15"), states
     assert states["m1"]["state"] == "healthy", states
     assert rig.braid.distributing() == {"m1"}
     assert rig.braid.lacp_ports()["m0"]["receive"] == "CURRENT"

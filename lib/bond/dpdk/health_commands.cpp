@@ -32,10 +32,25 @@ std::string rate_text(double ppm) {
   return text;
 }
 
-// The numbers behind the state: "crc 2500.0 ppm > 100", "penalty 2207 (suppress above 2000)".
-std::string evidence_text(const HealthView& view, const health::HealthSettings& settings) {
+// The numbers behind the state: "crc 2500.0 ppm > 100", "penalty 2207 (suppress above 2000)",
+// "BFD control_detection_time_expired, last packet 0.150s before".
+std::string evidence_text(const Bond& bond, std::size_t member, const HealthView& view,
+                          const health::HealthSettings& settings) {
   const health::Evidence& e = view.evidence;
   switch (view.reason) {
+    case health::Reason::kBfdDown: {
+      if (bond.bfd() == nullptr) return "";
+      const BfdMemberView bfd = bond.bfd()->view(member);
+      std::string text =
+          std::string("BFD ") + bfd::to_string(bfd.state) + ", diag " + bfd::to_string(bfd.diag);
+      if (bfd.last_rx_ns != 0 && bfd.last_change_ns > bfd.last_rx_ns) {
+        char gap[48];
+        std::snprintf(gap, sizeof gap, ", last packet %.3fs before",
+                      static_cast<double>(bfd.last_change_ns - bfd.last_rx_ns) / 1e9);
+        text += gap;
+      }
+      return text;
+    }
     case health::Reason::kErrorRate:
       return std::string(health::to_string(e.signal)) + " " + rate_text(e.rate_ppm) + " ppm > " +
              std::to_string(e.threshold_ppm);
@@ -61,7 +76,7 @@ void show_health(const Bond& bond, Output& out) {
     const HealthView& view = views.emplace_back(bond.health_view(m, now));
     table.row({members[m].name, health::to_string(view.state),
                health::reason_string(view.reason, view.evidence.signal),
-               evidence_text(view, settings), relative_text(view.evidence.since_ns, now),
+               evidence_text(bond, m, view, settings), relative_text(view.evidence.since_ns, now),
                relative_text(view.evidence.until_ns, now), view.weight_permille,
                static_cast<std::uint64_t>(view.penalty), view.flaps});
   }
