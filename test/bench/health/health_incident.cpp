@@ -236,7 +236,10 @@ struct Result {
   std::uint64_t health_flaps = 0;
   std::uint64_t wire_lost = 0, carrier_lost = 0, queue_drops = 0;
   std::string braid_drops;
-  double longest_pause_ms = 0;  // between two turns of the harness's loop: the machine's noise
+  // The machine's noise: the worker's stalls braid alarmed on (its poll loop still for 100 ms),
+  // the longest, and the longest pause between two turns of the harness's loop.
+  std::uint64_t worker_stalls = 0;
+  double longest_stall_ms = 0, longest_pause_ms = 0;
 };
 
 Result run(const Variant& variant, const Settings& settings) {
@@ -334,6 +337,9 @@ Result run(const Variant& variant, const Settings& settings) {
       sampled_ns = now;
     }
   }
+  const engine::WorkerLiveness::Worker& worker = rig.engine().liveness().workers().at(0);
+  r.worker_stalls = worker.stalls;
+  r.longest_stall_ms = static_cast<double>(worker.longest_stall_ns) / 1e6;
   rig.settle();
   r.bulk_offered_pps = static_cast<double>(bulk_injected) / settings.seconds;
   r.bulk_delivered = static_cast<double>(bulk_received) / static_cast<double>(bulk_injected);
@@ -374,13 +380,14 @@ void print(const std::vector<Variant>& all, const std::vector<Result>& results) 
   std::printf(
       "\n| bond | member 0 healthy / degraded / down / suppressed s | carrier flaps / counted by "
       "braid | m0 lost on the wire | m0 sent while down | link queue drops | braid drops | "
-      "probe flows first on m0 | requests never delivered | harness's longest pause ms |\n"
-      "|---|---|---|---:|---:|---:|---|---|---|---:|\n");
+      "probe flows first on m0 | requests never delivered | noise: worker stalls (longest ms), "
+      "harness's longest pause ms |\n"
+      "|---|---|---|---:|---:|---:|---|---|---|---|\n");
   for (std::size_t v = 0; v < results.size(); ++v) {
     const Result& r = results[v];
     std::printf(
         "| %s | %.1f / %.1f / %.1f / %.1f | %u / %llu | %llu | %llu | %llu | %s | %u / %u | %llu "
-        "/ %llu | %.1f |\n",
+        "/ %llu | %llu (%.0f), %.0f |\n",
         all[v].name.c_str(), r.state_s[0], r.state_s[1], r.state_s[2], r.state_s[3],
         r.carrier_flaps, static_cast<unsigned long long>(r.health_flaps),
         static_cast<unsigned long long>(r.wire_lost),
@@ -388,7 +395,8 @@ void print(const std::vector<Variant>& all, const std::vector<Result>& results) 
         static_cast<unsigned long long>(r.queue_drops), r.braid_drops.c_str(),
         r.probes[0].flows_first_on_bad, r.probes[1].flows_first_on_bad,
         static_cast<unsigned long long>(r.probes[0].undelivered),
-        static_cast<unsigned long long>(r.probes[1].undelivered), r.longest_pause_ms);
+        static_cast<unsigned long long>(r.probes[1].undelivered),
+        static_cast<unsigned long long>(r.worker_stalls), r.longest_stall_ms, r.longest_pause_ms);
   }
 }
 
