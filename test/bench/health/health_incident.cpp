@@ -48,7 +48,7 @@ constexpr std::uint32_t kProbeFlows = 64;  // per probe
 constexpr std::uint64_t kRequestIntervalNs = 5 * kMs;
 constexpr double kBadLoss = 0.02;
 constexpr double kBadCrc = 0.02;
-constexpr double kReversePps = 15'000;
+constexpr double kReversePps = 20'000;
 constexpr std::uint64_t kTailNs = 5'000 * kMs;  // after the traffic, for outstanding requests
 constexpr std::uint64_t kCatchUpNs = 2 * kMs;   // as BondRig::run_at_rate
 
