@@ -51,6 +51,7 @@ constexpr double kBadCrc = 0.02;
 constexpr double kReversePps = 20'000;
 constexpr std::uint64_t kTailNs = 5'000 * kMs;  // after the traffic, for outstanding requests
 constexpr std::uint64_t kCatchUpNs = 2 * kMs;   // as BondRig::run_at_rate
+constexpr unsigned kBehindPackets = 1024;       // at the host port: over 15 ms of traffic
 
 struct Settings {
   double seconds = 60;
@@ -236,8 +237,11 @@ struct Result {
   std::uint64_t health_flaps = 0;
   std::uint64_t wire_lost = 0, carrier_lost = 0, queue_drops = 0;
   std::string braid_drops;
-  // The machine's noise: the worker's stalls braid alarmed on (its poll loop still for 100 ms),
-  // the longest, and the longest pause between two turns of the harness's loop.
+  // The machine's noise: time the worker was behind (more than kBehindPackets waiting for it at
+  // the host port: it was descheduled, and will burst them onto the links), the stalls braid
+  // alarmed on (its poll loop still for 100 ms), the longest, and the longest pause between two
+  // turns of the harness's loop.
+  double behind_s = 0;
   std::uint64_t worker_stalls = 0;
   double longest_stall_ms = 0, longest_pause_ms = 0;
 };
@@ -334,6 +338,8 @@ Result run(const Variant& variant, const Settings& settings) {
     if (traffic && now - sampled_ns >= kMs) {
       const health::State state = rig.bond().members()[0].health;
       r.state_s[static_cast<std::size_t>(state)] += static_cast<double>(now - sampled_ns) / 1e9;
+      if (rte_ring_count(rig.host().to_port()) > kBehindPackets)
+        r.behind_s += static_cast<double>(now - sampled_ns) / 1e9;
       sampled_ns = now;
     }
   }
@@ -380,14 +386,14 @@ void print(const std::vector<Variant>& all, const std::vector<Result>& results) 
   std::printf(
       "\n| bond | member 0 healthy / degraded / down / suppressed s | carrier flaps / counted by "
       "braid | m0 lost on the wire | m0 sent while down | link queue drops | braid drops | "
-      "probe flows first on m0 | requests never delivered | noise: worker stalls (longest ms), "
-      "harness's longest pause ms |\n"
+      "probe flows first on m0 | requests never delivered | noise: worker behind s, stalls "
+      "(longest ms), harness's longest pause ms |\n"
       "|---|---|---|---:|---:|---:|---|---|---|---|\n");
   for (std::size_t v = 0; v < results.size(); ++v) {
     const Result& r = results[v];
     std::printf(
         "| %s | %.1f / %.1f / %.1f / %.1f | %u / %llu | %llu | %llu | %llu | %s | %u / %u | %llu "
-        "/ %llu | %llu (%.0f), %.0f |\n",
+        "/ %llu | %.1f, %llu (%.0f), %.0f |\n",
         all[v].name.c_str(), r.state_s[0], r.state_s[1], r.state_s[2], r.state_s[3],
         r.carrier_flaps, static_cast<unsigned long long>(r.health_flaps),
         static_cast<unsigned long long>(r.wire_lost),
@@ -395,7 +401,7 @@ void print(const std::vector<Variant>& all, const std::vector<Result>& results) 
         static_cast<unsigned long long>(r.queue_drops), r.braid_drops.c_str(),
         r.probes[0].flows_first_on_bad, r.probes[1].flows_first_on_bad,
         static_cast<unsigned long long>(r.probes[0].undelivered),
-        static_cast<unsigned long long>(r.probes[1].undelivered),
+        static_cast<unsigned long long>(r.probes[1].undelivered), r.behind_s,
         static_cast<unsigned long long>(r.worker_stalls), r.longest_stall_ms, r.longest_pause_ms);
   }
 }
