@@ -368,18 +368,22 @@ Result run(const Variant& variant, const Settings& settings) {
 }
 
 void print(const std::vector<Variant>& all, const std::vector<Result>& results) {
-  std::printf(
-      "\n| bond | bulk offered kpps | bulk delivered | RoCE requests retransmitted | RoCE p50 / "
-      "p99 / p99.9 / max ms | TCP requests retransmitted | TCP p50 / p99 / p99.9 / max ms |\n"
-      "|---|---:|---:|---:|---|---:|---|\n");
+  std::printf("\n| bond | bulk offered kpps | bulk delivered |");
+  for (const Probe& probe : kProbes)
+    std::printf(
+        " %s copies delivered | %s requests retransmitted | %s p50 / p99 / p99.9 / max ms |",
+        probe.name, probe.name, probe.name);
+  std::printf("\n|---|---:|---:|---:|---:|---|---:|---:|---|\n");
   for (std::size_t v = 0; v < results.size(); ++v) {
     const Result& r = results[v];
     std::printf("| %s | %.1f | %.2f%%", all[v].name.c_str(), r.bulk_offered_pps / 1e3,
                 r.bulk_delivered * 100);
     for (const ProbeResult& p : r.probes) {
-      std::printf(" | %.2f%% | %.3f / %.3f / %.3f / %.1f",
-                  100.0 * static_cast<double>(p.retransmitted) / static_cast<double>(p.requests),
-                  p.p50_ms, p.p99_ms, p.p999_ms, p.max_ms);
+      std::printf(
+          " | %.2f%% | %.2f%% | %.3f / %.3f / %.3f / %.1f",
+          100.0 * static_cast<double>(p.packets_delivered) / static_cast<double>(p.packets_sent),
+          100.0 * static_cast<double>(p.retransmitted) / static_cast<double>(p.requests), p.p50_ms,
+          p.p99_ms, p.p999_ms, p.max_ms);
     }
     std::printf(" |\n");
   }
