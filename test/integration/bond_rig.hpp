@@ -130,6 +130,21 @@ class BondRig {
     return queued;
   }
 
+  // Injects one packet of `flow` now, outside pump()'s order (a benchmark's latency probe), on
+  // the host queue pump() would use; drain and control work stay pump()'s. Returns the packet's
+  // sequence number (its Stamp), or 0 when the pool or the host ring had no room.
+  std::uint32_t inject(std::uint32_t flow) {
+    rte_mbuf* packet = flows_.make(test_mempool(), flow);
+    if (packet == nullptr) return 0;
+    const std::uint32_t sequence = FlowSet::stamp_of(packet).sequence;
+    if (rte_ring_enqueue(host_.to_port(flow % host_.rx_queues()), packet) != 0) {
+      rte_pktmbuf_free(packet);
+      return 0;
+    }
+    ++injected_;
+    return sequence;
+  }
+
   void drain_members() {
     for (std::size_t m = 0; m < members_.size(); ++m) {
       rte_ring* from = members_[m]->from_port();
@@ -200,6 +215,13 @@ class BondRig {
 
   // Emulated links (constructed with `links`).
   linkemu::RingLink& link(std::size_t m) { return *links_.at(m); }
+  // Gives member m's emulated link `settings` of its own (a lossy one among good ones); before
+  // engine().start(), since a link's TX callback must not change under a worker.
+  void set_link(std::size_t m, const linkemu::LinkSettings& settings) {
+    links_.at(m).reset();
+    links_[m] = std::make_unique<linkemu::RingLink>(
+        members_[m]->port_id(), members_[m]->from_port(), far_ends_[m], settings);
+  }
   // Packets the links took from the members and did not deliver, by any reason.
   std::uint64_t link_drops() const {
     std::uint64_t drops = 0;
