@@ -400,7 +400,8 @@ void Engine::build_routes(Worker& worker, const std::vector<RxQueueRef>& queues,
       if (membership_[p].bond == b) member_tx[membership_[p].member] = buffer_of_port[p];
     }
     worker.bond_egress.push_back(std::make_unique<bond::BondEgress>(
-        bonds_[b]->shared(), member_tx, bonds_[b]->activity_for_worker(worker.index)));
+        bonds_[b]->shared(), member_tx, bonds_[b]->activity_for_worker(worker.index),
+        bonds_[b]->class_hits_for_worker(worker.index)));
     egress_of_bond[b] = worker.bond_egress.back().get();
   }
   for (const RxQueueRef& ref : queues) {

@@ -130,3 +130,34 @@ TEST(ActiveBackupBond, OneMemberCarriesEverythingUntilItFails) {
 
 }  // namespace
 }  // namespace braid::test
+
+namespace braid::test {
+namespace {
+
+// Issue 16: a bond with traffic classes classifies every frame it distributes and counts it by
+// class; `show classes` and braid_class_packets_total read these counts. The flows' UDP source
+// ports are 1024 + flow: a rule on 1024-1279 takes the first 256 of 512 flows.
+TEST(StaticBond, EveryDistributedFrameIsCountedInItsTrafficClass) {
+  BondRig rig(2,
+              ", mode: static, classes: {default: rest, list: [{name: low}, {name: rest}], "
+              "rules: [{class: low, src_port: \"1024-1279\"}]}",
+              512);
+  ASSERT_NE(rig.bond().classifier(), nullptr);
+  rig.engine().start();
+  rig.send(5120);  // 10 frames of every flow
+  rig.settle();
+  const auto packets = rig.bond().class_packets();
+  EXPECT_EQ(packets[0], 2560u) << "class low";
+  EXPECT_EQ(packets[1], 2560u) << "class rest";
+  rig.engine().stop();
+  EXPECT_EQ(rig.engine().totals().dropped(), 0u);
+}
+
+TEST(StaticBond, ABondWithoutClassesClassifiesNothing) {
+  BondRig rig(2, ", mode: static");
+  EXPECT_EQ(rig.bond().classifier(), nullptr);
+  EXPECT_EQ(rig.bond().class_hits_for_worker(0), nullptr);
+}
+
+}  // namespace
+}  // namespace braid::test

@@ -110,6 +110,10 @@ Bond::Bond(const config::BondConfig& config, std::vector<drivers::EthdevPort*> m
     const bool micro = config_.bfd.mode == config::BfdMode::kMicro;
     shared_.bfd = {micro ? bfd::kMicroBfdPort : bfd::kSingleHopPort, micro};
   }
+  if (!config_.classes.classes.empty()) {
+    classifier_ = std::make_unique<classify::Classifier>(config_.classes);
+    shared_.classifier = classifier_.get();
+  }
   lsc_registered_.assign(members_.size(), false);
   if (config_.lldp.enabled) create_lldp();
 }
@@ -535,6 +539,23 @@ std::optional<std::uint64_t> Bond::publish_assignment(std::span<const MemberInde
                static_cast<unsigned long long>(publisher_.published()), cause.c_str(),
                counted(moved, "bucket").c_str());
   return publisher_.published();
+}
+
+ClassHits* Bond::class_hits_for_worker(std::size_t worker) {
+  if (!classifier_) return nullptr;
+  if (class_hits_.size() <= worker) class_hits_.resize(worker + 1);
+  if (!class_hits_[worker]) class_hits_[worker] = std::make_unique<ClassHits>();
+  return class_hits_[worker].get();
+}
+
+std::array<std::uint64_t, classify::kMaxClasses> Bond::class_packets() const {
+  std::array<std::uint64_t, classify::kMaxClasses> total{};
+  for (const auto& worker : class_hits_) {
+    if (!worker) continue;
+    for (std::size_t c = 0; c < total.size(); ++c)
+      total[c] += worker->packets[c].get();
+  }
+  return total;
 }
 
 BucketActivityArray* Bond::activity_for_worker(std::size_t worker) {

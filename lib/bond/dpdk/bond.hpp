@@ -164,6 +164,12 @@ class Bond {
   const std::vector<MemberIndex>& assignment() const { return buckets_; }
   // Worker w's own per-bucket activity array (created on first request, before workers start).
   BucketActivityArray* activity_for_worker(std::size_t worker);
+  // Worker w's per-class counts (created on first request, before workers start); nullptr when
+  // the bond has no traffic classes.
+  ClassHits* class_hits_for_worker(std::size_t worker);
+  // The bond's classifier (nullptr: no classes) and each class's packets, summed over workers.
+  const classify::Classifier* classifier() const { return classifier_.get(); }
+  std::array<std::uint64_t, classify::kMaxClasses> class_packets() const;
   const std::vector<std::unique_ptr<BucketActivityArray>>& activity() const { return activity_; }
 
   const std::string& name() const { return config_.name; }
@@ -290,6 +296,8 @@ class Bond {
   // Per member, its partner's source address for the workers' policers (BondShared).
   std::array<std::atomic<std::uint64_t>, kMaxMembers> partner_sources_{};
   std::vector<std::unique_ptr<BucketActivityArray>> activity_;
+  std::unique_ptr<classify::Classifier> classifier_;
+  std::vector<std::unique_ptr<ClassHits>> class_hits_;
 };
 
 }  // namespace braid::bond

@@ -10,6 +10,7 @@
 #include "bond/dpdk/bond.hpp"
 #include "bond/dpdk/bond_metrics.hpp"
 #include "bond/dpdk/bond_readiness.hpp"
+#include "bond/dpdk/class_commands.hpp"
 #include "bond/dpdk/health_commands.hpp"
 #include "bond/dpdk/lldp_commands.hpp"
 #include "common/clock.hpp"
@@ -321,6 +322,7 @@ void register_bond_commands(control::ControlPlane& control, std::vector<Bond*> b
   register_health_commands(control, bonds);
   register_bfd_commands(control, bonds);
   register_lldp_commands(control, bonds);
+  register_class_commands(control, bonds);
 }
 
 }  // namespace braid::bond

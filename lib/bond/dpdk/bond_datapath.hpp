@@ -18,8 +18,10 @@
 #include "bond/bfd_divert.hpp"
 #include "bond/bucket_activity.hpp"
 #include "bond/dpdk/bucket_hold.hpp"
+#include "bond/dpdk/class_hits.hpp"
 #include "bond/dpdk/table_publisher.hpp"
 #include "bond/slow_policer.hpp"
+#include "classify/classifier.hpp"
 #include "common/token_bucket.hpp"
 #include "datapath/counters.hpp"
 #include "datapath/tx_buffer.hpp"
@@ -48,6 +50,9 @@ struct BondShared {
   // LLDP runs on the bond's members (config lldp): untagged 0x88cc frames go to the control
   // thread over slow_ring too; off, they are data like any other frame.
   bool lldp = false;
+  // The bond's traffic classes (bonds[].classes; null: none): every frame the bond distributes
+  // is classified and counted (ClassHits). Per-class tables are not in the data path yet.
+  const classify::Classifier* classifier = nullptr;
 };
 
 // Per (worker, member RX queue), LLDPDUs to the control thread (802.1AB): a neighbour sends one
@@ -60,9 +65,10 @@ class BondEgress {
  public:
   // `activity`: this worker's own per-bucket activity array for the scheduler's flowlets
   // (nullptr: not recorded).
+  // `class_hits`: this worker's per-class counts (nullptr: the bond has no classes).
   BondEgress(const BondShared& shared, std::array<datapath::TxBuffer*, kMaxMembers> member_tx,
-             BucketActivityArray* activity = nullptr)
-      : shared_(&shared), member_tx_(member_tx), activity_(activity) {}
+             BucketActivityArray* activity = nullptr, ClassHits* class_hits = nullptr)
+      : shared_(&shared), member_tx_(member_tx), activity_(activity), class_hits_(class_hits) {}
 
   // Distributes a burst on the newest table, adopted once, first (no function here re-enters
   // another: a burst never leaves on a table older than the one this worker has adopted).
@@ -96,12 +102,26 @@ class BondEgress {
                   datapath::WorkerCounters& counters) {
     std::array<std::uint32_t, datapath::kMaxBurst> hashes;
     flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, hashes.data());
+    if (class_hits_ != nullptr) count_classes(packets, n);
     // Whether a flowlet policy reads the activity is asked once per burst, so the per-packet
     // loop has no branch on it; then one TSC read per burst.
     if (activity_ != nullptr && shared_->record_activity->load(std::memory_order_relaxed)) {
       fan_out<true>(table, packets, hashes.data(), n, activity_stamp(rte_rdtsc()), counters);
     } else {
       fan_out<false>(table, packets, hashes.data(), n, 0, counters);
+    }
+  }
+
+  // The classifier's own parse of each frame (about 30 ns; doc/benchmarks.md): only bonds with
+  // classes pay it.
+  void count_classes(rte_mbuf* const* packets, std::uint16_t n) {
+    std::array<std::uint64_t, classify::kMaxClasses> hits{};
+    for (std::uint16_t i = 0; i < n; ++i) {
+      const ByteSpan frame(rte_pktmbuf_mtod(packets[i], const std::uint8_t*), packets[i]->data_len);
+      ++hits[shared_->classifier->classify(frame) % classify::kMaxClasses];
+    }
+    for (std::size_t c = 0; c < hits.size(); ++c) {
+      if (hits[c] != 0) class_hits_->packets[c].add(hits[c]);
     }
   }
 
@@ -178,6 +198,7 @@ class BondEgress {
   const BondShared* shared_;
   std::array<datapath::TxBuffer*, kMaxMembers> member_tx_;
   BucketActivityArray* activity_;
+  ClassHits* class_hits_;
   // The generation, not the address: a freed table's address may come back for a newer one.
   std::uint64_t seen_ = 0;
   BucketHold hold_;

@@ -1,0 +1,64 @@
+#include "bond/dpdk/class_commands.hpp"
+
+#include <string>
+
+#include "bond/dpdk/bond.hpp"
+#include "bond/dpdk/bond_commands.hpp"
+
+namespace braid::bond {
+namespace {
+
+using control::Args;
+using control::MetricType;
+using control::Output;
+
+void show_classes(const Bond& bond, Output& out) {
+  Output& section = out.section(bond.name());
+  const classify::Classifier* classifier = bond.classifier();
+  if (classifier == nullptr) {
+    section.value("classes", "none");
+    return;
+  }
+  const classify::ClassifierSpec& spec = classifier->spec();
+  const std::array<std::uint64_t, classify::kMaxClasses> packets = bond.class_packets();
+  control::Table& table = section.table("classes", {"class", "default", "rules", "packets"});
+  for (std::size_t c = 0; c < spec.classes.size(); ++c) {
+    std::string rules;
+    for (std::size_t r = 0; r < spec.rules.size(); ++r) {
+      if (spec.rules[r].class_id != c) continue;
+      rules += (rules.empty() ? "" : ",") + std::to_string(r);
+    }
+    table.row(
+        {spec.classes[c].name, spec.default_class == c, rules.empty() ? "-" : rules, packets[c]});
+  }
+}
+
+void class_metrics(control::MetricWriter& w, const std::vector<Bond*>& bonds) {
+  w.family("braid_class_packets_total",
+           "data frames the bond's workers classified into the traffic class",
+           MetricType::kCounter);
+  for (Bond* bond : bonds) {
+    const classify::Classifier* classifier = bond->classifier();
+    if (classifier == nullptr) continue;
+    const std::array<std::uint64_t, classify::kMaxClasses> packets = bond->class_packets();
+    for (std::size_t c = 0; c < classifier->spec().classes.size(); ++c)
+      w.sample({{"bond", bond->name()}, {"class", classifier->spec().classes[c].name}}, packets[c]);
+  }
+}
+
+}  // namespace
+
+void register_class_commands(control::ControlPlane& control, const std::vector<Bond*>& bonds) {
+  control.commands().add(
+      "show classes [<bond>]",
+      "per traffic class: whether it is the default, the rules (by index) that name it, packets",
+      [bonds](const Args& args, Output& out) {
+        for (Bond* bond : chosen_bonds(bonds, args))
+          show_classes(*bond, out);
+      });
+  control.telemetry().add_command("/braid/classes", "traffic classes per bond: rules, packets",
+                                  control.commands(), "show classes");
+  control.metrics().add_collector([bonds](control::MetricWriter& w) { class_metrics(w, bonds); });
+}
+
+}  // namespace braid::bond
