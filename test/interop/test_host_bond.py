@@ -40,6 +40,8 @@ def test_tcp_through_braid_survives_a_member_failure(case):
     assert rig.bond.distributing() == {"m0", "m1"} - {f"m{member}"}
     late = {flow for t, flow in frames if t > failed_at + 1_000_000_000}
     assert summary["stream_ports"] <= late, f"streams silent after the failure: {summary}"
-    # A black-holed stream would stall for the rest of the transfer (5 s); TCP's minimum RTO is
-    # 200 ms and a partner that drops under load (OVS here) makes it back off more than once.
-    assert summary["stall_flow_ms"] < 2500, summary
+    # A black-holed stream would stall for the rest of the transfer (5 s; the check above catches
+    # it first). TCP's minimum RTO is 200 ms, and a partner that drops under load (OVS's userspace
+    # datapath on AF_PACKET here) makes it back off several times: 200 + 400 + 800 + 1600 ms is
+    # 3 s, seen on a loaded 2-core machine (3.2 s, twice), so 4 s.
+    assert summary["stall_flow_ms"] < 4000, summary
