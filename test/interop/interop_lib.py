@@ -50,6 +50,21 @@ def wait_until(predicate, timeout_s, period_s=0.05, what="condition"):
         time.sleep(period_s)
 
 
+def runtime_config(socket_path):
+    """The end of every interop test's braid config: one worker on lcore 1, the host port
+    cross-connected to the bond "uplink", the console on `socket_path`, no metrics listener."""
+    return f"""\
+workers:
+  lcores: [1]
+cross_connect:
+  - [host, uplink]
+control:
+  socket: {socket_path}
+metrics:
+  listen: "off"
+"""
+
+
 def braid_config(socket_path, members, host_if=None, fallback=True, host_device=None,
                  bond_extra=""):
     """braid's config for the rig: the host port on net_af_packet over `host_if`, or on
@@ -73,15 +88,7 @@ ports:
     members: [{", ".join(MEMBERS[:len(members)])}]
     mode: lacp
     lacp: {{rate: fast, fallback: {"true" if fallback else "false"}}}
-{bond_extra}workers:
-  lcores: [1]
-cross_connect:
-  - [host, uplink]
-control:
-  socket: {socket_path}
-metrics:
-  listen: "off"
-"""
+{bond_extra}{runtime_config(socket_path)}"""
 
 
 def remove_runtime_dir(prefix):

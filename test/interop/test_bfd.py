@@ -17,7 +17,7 @@ times it measured (doc/benchmarks.md quotes them)."""
 import json
 import time
 
-from interop_lib import MEMBERS, Braid, remove_runtime_dir, wait_until
+from interop_lib import MEMBERS, Braid, remove_runtime_dir, runtime_config, wait_until
 from netlab import NetLab, sh
 
 INTERVAL_MS = 50
@@ -181,15 +181,7 @@ ports:
     lldp: off
     bfd: {{mode: micro, local_ip: {local}, remote_ip: {remote}, desired_min_tx_ms: 20,
           required_min_rx_ms: 20, detect_mult: 3}}
-workers:
-  lcores: [1]
-cross_connect:
-  - [host, uplink]
-control:
-  socket: {socket_path}
-metrics:
-  listen: "off"
-"""
+{runtime_config(socket_path)}"""
 
 
 def test_braid_to_braid_micro_bfd_detects_a_dead_member_within_the_detection_time(tmp_path):

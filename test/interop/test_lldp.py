@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from interop_lib import Braid, remove_runtime_dir, wait_until
+from interop_lib import Braid, remove_runtime_dir, runtime_config, wait_until
 from netlab import NetLab
 
 LLDPD = shutil.which("lldpd") or "/usr/sbin/lldpd"
@@ -109,15 +109,7 @@ bonds:
     members: [m0]
     mode: static
     lldp: {{system_name: {BRAID_NAME}, tx_interval_s: 1}}
-workers:
-  lcores: [1]
-cross_connect:
-  - [host, uplink]
-control:
-  socket: {socket_path}
-metrics:
-  listen: "off"
-"""
+{runtime_config(socket_path)}"""
 
 
 def braid_neighbour(braid):

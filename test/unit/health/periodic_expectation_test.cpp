@@ -35,6 +35,18 @@ CounterSample run(PeriodicExpectation& expect, std::uint64_t seconds, std::uint6
   return last;
 }
 
+// The member's once-a-second update at t s, link up, its lacpdu_missed from a fast-rate partner
+// that has sent `received` LACPDUs.
+void update_at(MemberHealth& member, PeriodicExpectation& expect, std::uint64_t t,
+               std::uint64_t received) {
+  HealthInputs inputs;
+  inputs.carrier = true;
+  CounterSnapshot counters{};
+  counters[static_cast<std::size_t>(Signal::kLacpduMissed)] = expect.sample(t * kS, kS, received);
+  inputs.counters = counters;
+  member.update(inputs, t * kS);
+}
+
 TEST(PeriodicExpectation, APartnerOnTimeMissesNothingWhateverItsPhaseAndJitter) {
   for (const std::uint64_t phase : std::vector<std::uint64_t>{0, 1, 500 * kMs, 999 * kMs}) {
     PeriodicExpectation expect;
@@ -112,12 +124,7 @@ TEST(PeriodicExpectation, APartnerLosingEveryThirdLacpduDegradesTheMemberUntilIt
   for (std::uint64_t t = 1; t <= 120; ++t) {
     const bool losing = t >= 10 && t < 40;
     if (!(losing && t % 3 == 0)) ++received;
-    HealthInputs inputs;
-    inputs.carrier = true;
-    CounterSnapshot counters{};
-    counters[static_cast<std::size_t>(Signal::kLacpduMissed)] = expect.sample(t * kS, kS, received);
-    inputs.counters = counters;
-    member.update(inputs, t * kS);
+    update_at(member, expect, t, received);
     if (degraded_s == 0 && member.state() == State::kDegraded) degraded_s = t;
     if (degraded_s != 0 && recovered_s == 0 && member.state() == State::kHealthy) recovered_s = t;
   }
@@ -140,12 +147,7 @@ TEST(PeriodicExpectation, OneLostLacpduNowAndThenDegradesNothing) {
   std::uint64_t received = 0;
   for (std::uint64_t t = 1; t <= 300; ++t) {
     if (t % 20 != 0) ++received;  // one in twenty lost: 50000 ppm
-    HealthInputs inputs;
-    inputs.carrier = true;
-    CounterSnapshot counters{};
-    counters[static_cast<std::size_t>(Signal::kLacpduMissed)] = expect.sample(t * kS, kS, received);
-    inputs.counters = counters;
-    member.update(inputs, t * kS);
+    update_at(member, expect, t, received);
     ASSERT_EQ(member.state(), State::kHealthy) << "at " << t << " s";
   }
 }
