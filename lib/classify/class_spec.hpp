@@ -1,14 +1,16 @@
 // What a bond's traffic classes are, as configured: class names, the ordered rules that pick a
 // class for a frame (first match wins) and the default class for the rest (doc/classes.md).
 // Plain data: the config loader fills it, the Classifier compiles it. Rules name classes by
-// index; the loader resolves the names. Per-class distribution settings (policy, members,
-// shares, ECN, PFC watchdog) will join ClassSpec.
+// index; the loader resolves the names. Each class also says how its frames are distributed:
+// over which of the bond's members and by which policy (the bond applies it; shares, ECN and
+// the PFC watchdog will join).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace braid::classify {
@@ -62,7 +64,20 @@ struct Rule {
 };
 
 struct ClassSpec {
+  ClassSpec() = default;
+  // A class by its name alone spreads over every member by the bond's policy.
+  ClassSpec(std::string class_name, std::vector<std::uint16_t> class_members = {},
+            std::string class_policy = {})
+      : name(std::move(class_name)),
+        members(std::move(class_members)),
+        policy(std::move(class_policy)) {}
+
   std::string name;
+  // The bond's members (indices in its member list) the class's frames may leave on; empty:
+  // every member. While none of them can carry traffic, the class spills over to the others.
+  std::vector<std::uint16_t> members;
+  // Its distribution policy (hash, wrr, lqf, adaptive); empty: the bond's scheduler.policy.
+  std::string policy;
 };
 
 struct ClassifierSpec {

@@ -3,6 +3,7 @@
 // reach, a rule that names nothing) comes from classify::spec_error.
 #include "config/classes_loader.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -116,10 +117,49 @@ Rule read_rule(const YamlReader& in, const YAML::Node& node, const std::string& 
   return rule;
 }
 
+// list[].members: a subset of the bond's members, each once.
+std::vector<std::uint16_t> read_class_members(const YamlReader& in, const YAML::Node& entry,
+                                              const std::string& where,
+                                              const std::vector<std::string>& members) {
+  std::vector<std::uint16_t> indices;
+  const YAML::Node node = entry["members"];
+  if (!node.IsDefined()) return indices;
+  const std::string at = where + ".members";
+  in.expect_sequence(node, at);
+  if (node.size() == 0) in.fail(node, at, "an empty list: leave the key out for every member");
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string item = at + "[" + std::to_string(i) + "]";
+    const std::string name = in.scalar(node[i], item);
+    const auto found = std::find(members.begin(), members.end(), name);
+    if (found == members.end()) {
+      std::string known;
+      for (const std::string& member : members)
+        known += (known.empty() ? "" : ", ") + member;
+      in.fail(node[i], item,
+              "\"" + name + "\" is not a member of the bond (members: " + known + ")");
+    }
+    const auto index = static_cast<std::uint16_t>(found - members.begin());
+    if (std::find(indices.begin(), indices.end(), index) != indices.end())
+      in.fail(node[i], item, "member \"" + name + "\" is listed twice");
+    indices.push_back(index);
+  }
+  return indices;
+}
+
+std::string read_class_policy(const YamlReader& in, const YAML::Node& entry,
+                              const std::string& where) {
+  const std::string policy = in.get_string(entry, "policy", where, "");
+  if (entry["policy"].IsDefined() && !is_policy_name(policy)) {
+    in.fail(entry["policy"], where + ".policy",
+            "unknown policy \"" + policy + "\" (known: " + kPolicyNames + ")");
+  }
+  return policy;
+}
+
 }  // namespace
 
-ClassifierSpec read_classes(const YamlReader& in, const YAML::Node& node,
-                            const std::string& where) {
+ClassifierSpec read_classes(const YamlReader& in, const YAML::Node& node, const std::string& where,
+                            const std::vector<std::string>& members) {
   in.expect_map(node, where, {"default", "list", "rules"});
   ClassifierSpec spec;
   const YAML::Node list = node["list"];
@@ -133,7 +173,7 @@ ClassifierSpec read_classes(const YamlReader& in, const YAML::Node& node,
   }
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string at = where + ".list[" + std::to_string(i) + "]";
-    in.expect_map(list[i], at, {"name"});
+    in.expect_map(list[i], at, {"name", "members", "policy"});
     std::string name = in.required_string(list[i], "name", at);
     if (!is_valid_name(name)) {
       in.fail(list[i]["name"], at, "names use letters, digits, '-' and '_' (1..32 characters)");
@@ -141,7 +181,8 @@ ClassifierSpec read_classes(const YamlReader& in, const YAML::Node& node,
     for (const classify::ClassSpec& seen : spec.classes) {
       if (seen.name == name) in.fail(list[i]["name"], at, "class \"" + name + "\" is listed twice");
     }
-    spec.classes.push_back({std::move(name)});
+    spec.classes.push_back({std::move(name), read_class_members(in, list[i], at, members),
+                            read_class_policy(in, list[i], at)});
   }
   spec.default_class = class_index(in, spec, node["default"], where + ".default",
                                    in.required_string(node, "default", where));

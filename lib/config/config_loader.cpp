@@ -270,10 +270,9 @@ void read_scheduler(const YamlReader& in, const YAML::Node& node, const std::str
                 {"policy", "weights", "flowlet_gap_us", "period_ms", "max_moves", "max_holds",
                  "congestion", "aimd"});
   out.policy = in.get_string(node, "policy", where, "hash");
-  if (out.policy != "hash" && out.policy != "wrr" && out.policy != "lqf" &&
-      out.policy != "adaptive") {
+  if (!is_policy_name(out.policy)) {
     in.fail(node["policy"], where + ".policy",
-            "unknown policy \"" + out.policy + "\" (known: hash, wrr, lqf, adaptive)");
+            "unknown policy \"" + out.policy + "\" (known: " + kPolicyNames + ")");
   }
   if (const YAML::Node weights = node["weights"]; weights.IsDefined()) {
     out.weights = read_uint_list(in, weights, where + ".weights", 1, 1000);
@@ -467,7 +466,7 @@ BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t i
   if (const YAML::Node health = node["health"]; health.IsDefined())
     read_health(in, health, where + ".health", bond.health);
   if (const YAML::Node classes = node["classes"]; classes.IsDefined())
-    bond.classes = read_classes(in, classes, where + ".classes");
+    bond.classes = read_classes(in, classes, where + ".classes", bond.members);
   if (const YAML::Node bfd = node["bfd"]; bfd.IsDefined())
     bond.bfd = read_bfd(in, bfd, where + ".bfd", bond.members);
   if (const YAML::Node lldp = node["lldp"]; lldp.IsDefined())

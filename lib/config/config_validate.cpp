@@ -207,6 +207,10 @@ bool is_unicast_mac(std::string_view text) {
   return !zero && (mac[0] & 0x01) == 0;  // the I/G bit: 1 is a group address
 }
 
+bool is_policy_name(std::string_view name) {
+  return name == "hash" || name == "wrr" || name == "lqf" || name == "adaptive";
+}
+
 bool is_rss_field(std::string_view field) {
   return std::find(kRssFields.begin(), kRssFields.end(), field) != kRssFields.end();
 }

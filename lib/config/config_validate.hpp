@@ -18,6 +18,9 @@ bool is_valid_name(std::string_view name);
 bool parse_mac(std::string_view text, std::array<std::uint8_t, 6>& mac);
 bool is_unicast_mac(std::string_view text);
 bool is_rss_field(std::string_view field);
+// The distribution policies scheduler.policy and classes.list[].policy may name.
+bool is_policy_name(std::string_view name);
+inline constexpr const char* kPolicyNames = "hash, wrr, lqf, adaptive";
 std::string rss_field_names();
 
 }  // namespace braid::config

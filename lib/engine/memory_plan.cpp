@@ -79,8 +79,11 @@ MemoryPlan plan_memory(const config::Config& config, const std::vector<int>& por
   SocketMemory& main = sockets[main_socket];
   main.control_bytes = mempool_bytes(plan.control_mbufs, kMbufDefaultDataRoom) +
                        config.bonds.size() * bond::kSlowRingSlots * sizeof(void*);
-  for (const config::BondConfig& bond : config.bonds)
-    plan.bond_table_bytes += std::uint64_t{bond.buckets} * kBucketBytes * kTableGenerations;
+  // One table per traffic class (a bond without classes has one).
+  for (const config::BondConfig& bond : config.bonds) {
+    const std::uint64_t tables = std::max<std::size_t>(bond.classes.classes.size(), 1);
+    plan.bond_table_bytes += tables * bond.buckets * kBucketBytes * kTableGenerations;
+  }
   for (auto& [socket, s] : sockets)
     plan.sockets.push_back(s);
   return plan;

@@ -234,7 +234,12 @@ std::unique_ptr<bond::BondTable> table_on(std::vector<bool> distributing,
     table->collecting[m] = distributing[m];
   }
   table->buckets = std::move(buckets);
-  table->bucket_shift = 32 - 8;  // 256 buckets
+  table->bucket_shift = 32 - 8;  // 256 buckets, one class
+  table->class_shift = 8;
+  table->class_members[0] = 0;
+  for (std::size_t m = 0; m < distributing.size(); ++m)
+    if (distributing[m])
+      table->class_members[0] = static_cast<std::uint16_t>(table->class_members[0] | 1u << m);
   return table;
 }
 

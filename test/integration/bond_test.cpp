@@ -153,6 +153,73 @@ TEST(StaticBond, EveryDistributedFrameIsCountedInItsTrafficClass) {
   EXPECT_EQ(rig.engine().totals().dropped(), 0u);
 }
 
+// Flows 0..255 of 512 (source ports 1024..1279) are class `pinned`, on members m0 and m1 only;
+// the rest are class `rest`, on all four. Each class has a table of its own: a member failure
+// moves only that member's buckets in each, and a class whose members are all gone spills over.
+TEST(StaticBond, AClassPinnedToTwoMembersUsesOnlyThemAndFailsOverOnItsOwnTable) {
+  constexpr std::uint32_t kFlows = 512;
+  constexpr std::uint32_t kPinned = 256;
+  BondRig rig(4,
+              ", mode: static, classes: {default: rest, list: [{name: pinned, members: [m0, m1]}, "
+              "{name: rest}], rules: [{class: pinned, src_port: \"1024-1279\"}]}",
+              kFlows);
+  ASSERT_EQ(rig.bond().class_count(), 2u);
+  rig.engine().start();
+  rig.send(10 * kFlows);
+  const std::vector<int> before = rig.tracker().members();
+  std::array<std::uint32_t, 4> rest_on{};
+  for (std::uint32_t f = 0; f < kFlows; ++f) {
+    if (f < kPinned) {
+      EXPECT_TRUE(before[f] == 0 || before[f] == 1) << "pinned flow " << f << " on m" << before[f];
+    } else {
+      ++rest_on[static_cast<std::size_t>(before[f])];
+    }
+  }
+  for (std::size_t m = 0; m < 4; ++m)
+    EXPECT_GT(rest_on[m], kPinned / 8) << "class rest has too few flows on m" << m;
+
+  rig.bond().set_member_admin(0, false, monotonic_ns());
+  rig.settle();
+  rig.send(10 * kFlows);
+  const std::vector<int> one_down = rig.tracker().members();
+  std::size_t moved_survivors = 0;
+  for (std::uint32_t f = 0; f < kFlows; ++f) {
+    EXPECT_NE(one_down[f], 0) << "flow " << f << " still on the member that left";
+    if (f < kPinned) {
+      EXPECT_EQ(one_down[f], 1) << "pinned flow " << f << " left its members";
+    }
+    if (before[f] != 0 && one_down[f] != before[f]) ++moved_survivors;
+  }
+  EXPECT_EQ(moved_survivors, 0u) << "flows on surviving members must not move";
+
+  // Both of the class's members gone: its flows spill over to m2 and m3 rather than drop.
+  rig.bond().set_member_admin(1, false, monotonic_ns());
+  rig.settle();
+  rig.send(10 * kFlows);
+  const std::vector<int> spilled = rig.tracker().members();
+  for (std::uint32_t f = 0; f < kPinned; ++f) {
+    EXPECT_TRUE(spilled[f] == 2 || spilled[f] == 3) << "pinned flow " << f << " on m" << spilled[f];
+  }
+
+  rig.bond().set_member_admin(0, true, monotonic_ns());
+  rig.bond().set_member_admin(1, true, monotonic_ns());
+  rig.settle();
+  rig.send(10 * kFlows);
+  const std::vector<int> back = rig.tracker().members();
+  // The pinned class's table saw one failure after another on its own members and gets every
+  // bucket home. The other class's saw two overlapping failures, after which homes bring back
+  // most buckets, not all (RebalanceWithHomes.DegradationsAndOverlappingFailuresStayMinimal).
+  std::size_t pinned_away = 0, rest_away = 0;
+  for (std::uint32_t f = 0; f < kFlows; ++f)
+    (f < kPinned ? pinned_away : rest_away) += back[f] != before[f] ? 1 : 0;
+  EXPECT_EQ(pinned_away, 0u) << "pinned flows not on their member of before the failures";
+  EXPECT_LT(rest_away, (kFlows - kPinned) / 4) << "class rest flows away from home";
+  rig.engine().stop();
+  expect_balanced(rig.engine());
+  EXPECT_EQ(rig.engine().totals().dropped(), 0u);
+  EXPECT_EQ(rig.tracker().reordered(), 0u);
+}
+
 TEST(StaticBond, ABondWithoutClassesClassifiesNothing) {
   BondRig rig(2, ", mode: static");
   EXPECT_EQ(rig.bond().classifier(), nullptr);

@@ -5,7 +5,10 @@
 // running them may be busy.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include "bond_rig.hpp"
 
@@ -69,6 +72,50 @@ TEST(EmulatedLinks, AdaptiveMovesLoadOffAPausedMemberInOrderAndAccountsForEveryP
   EXPECT_EQ(rig.links_in_flight(), 0u);
   EXPECT_EQ(rig.injected(), received_total(rig, 4) + totals.dropped() + rig.link_drops());
   EXPECT_GT(rig.link(3).stats().pause_frames, 0u);
+}
+
+// Issue 16: each traffic class has its own table and scheduler. Flows 0..127 (source ports
+// 1024..1151) are class `moving` under adaptive, the rest class `fixed` under the bond's hash:
+// with member 3 paused, the adaptive class's buckets leave member 3 while the hash class's stay
+// exactly where they were, and neither loses or reorders a packet.
+TEST(EmulatedLinks, EachClassFollowsItsOwnPolicyOnItsOwnTable) {
+  BondRig rig(4,
+              ", mode: static, buckets: 1024, lldp: off, scheduler: {policy: hash, congestion: "
+              "{source: sim}}, classes: {default: fixed, list: [{name: moving, policy: adaptive}, "
+              "{name: fixed}], rules: [{class: moving, src_port: \"1024-1151\"}]}",
+              256, slow_link());
+  ASSERT_EQ(rig.bond().class_count(), 2u);
+  rig.link(3).pause_periodically(1 * kMs, 750'000);
+  rig.engine().start();
+  const auto on_member = [&](std::size_t class_id, bond::MemberIndex member) {
+    const std::span<const bond::MemberIndex> buckets = rig.bond().assignment(class_id);
+    return std::count(buckets.begin(), buckets.end(), member);
+  };
+  const std::vector<bond::MemberIndex> fixed_before(rig.bond().assignment(1).begin(),
+                                                    rig.bond().assignment(1).end());
+  EXPECT_EQ(on_member(0, 3), 256) << "the adaptive class starts at an equal share";
+  rig.run_at_rate(52'000, 2000 * kMs);
+  rig.settle();
+  rig.engine().stop();
+  rig.drain_links();
+
+  EXPECT_LT(on_member(0, 3), 256) << "adaptive moved none of its buckets off the paused member";
+  const std::span<const bond::MemberIndex> fixed_after = rig.bond().assignment(1);
+  EXPECT_TRUE(std::equal(fixed_after.begin(), fixed_after.end(), fixed_before.begin()))
+      << "the hash class's table changed";
+  const sched::BondScheduler& scheduler = rig.engine().bond_scheduler(0);
+  EXPECT_EQ(scheduler.snapshot(0).policy, sched::PolicyKind::kAdaptive);
+  EXPECT_EQ(scheduler.snapshot(1).policy, sched::PolicyKind::kHash);
+  EXPECT_GT(scheduler.snapshot(0).moves, 0u);
+  EXPECT_EQ(scheduler.snapshot(1).moves, 0u);
+  const auto packets = rig.bond().class_packets();
+  EXPECT_GT(packets[0], 0u);  // half the flows each
+  EXPECT_GT(packets[1], 0u);
+  EXPECT_EQ(rig.tracker().reordered(), 0u);
+  EXPECT_EQ(rig.tracker().foreign(), 0u);
+  const datapath::CounterTotals totals = rig.engine().totals();
+  EXPECT_EQ(rig.links_in_flight(), 0u);
+  EXPECT_EQ(rig.injected(), received_total(rig, 4) + totals.dropped() + rig.link_drops());
 }
 
 // Issue 13 item 12: switching the policy at run time, again and again while moves are held,

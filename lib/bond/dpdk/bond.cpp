@@ -113,6 +113,17 @@ Bond::Bond(const config::BondConfig& config, std::vector<drivers::EthdevPort*> m
   if (!config_.classes.classes.empty()) {
     classifier_ = std::make_unique<classify::Classifier>(config_.classes);
     shared_.classifier = classifier_.get();
+    class_count_ = config_.classes.classes.size();
+  }
+  const auto every_member = static_cast<std::uint16_t>((1u << members_.size()) - 1);
+  for (std::size_t c = 0; c < class_count_; ++c) {
+    class_masks_[c] = every_member;
+    if (classifier_ && !config_.classes.classes[c].members.empty()) {
+      class_masks_[c] = 0;
+      for (const std::uint16_t m : config_.classes.classes[c].members)
+        class_masks_[c] = static_cast<std::uint16_t>(class_masks_[c] | 1u << m);
+    }
+    class_weights_[c].assign(members_.size(), 1);
   }
   lsc_registered_.assign(members_.size(), false);
   if (config_.lldp.enabled) create_lldp();
@@ -197,8 +208,8 @@ void Bond::start(std::uint64_t now_ns) {
         member.rx_packets_seen = stats.ipackets;
     }
   }
-  buckets_.assign(config_.buckets, kNoMember);
-  homes_.assign(config_.buckets, kNoMember);
+  buckets_.assign(class_count_ * config_.buckets, kNoMember);
+  homes_.assign(class_count_ * config_.buckets, kNoMember);
   log(now_ns, "started, MAC " + mac_text(mac_));
   start_bfd(now_ns);
   next_health_sample_ns_ = now_ns;
@@ -344,7 +355,10 @@ void Bond::poll_links(std::uint64_t now_ns) {
 
 bool Bond::usable(std::size_t m) const {
   const Member& member = members_[m];
-  if (!member.link_up || !member.admin_up || member.weight == 0) return false;
+  if (!member.link_up || !member.admin_up) return false;
+  const bool weighed = std::any_of(class_weights_.begin(), class_weights_.begin() + class_count_,
+                                   [m](const std::vector<std::uint32_t>& w) { return w[m] != 0; });
+  if (!weighed) return false;
   if (health_permille(m) == 0) return false;  // down or suppressed, or degraded to weight 0
   if (lacp_) return lacp_->distributing(m);
   return true;
@@ -353,7 +367,9 @@ bool Bond::usable(std::size_t m) const {
 void Bond::rebuild(std::uint64_t now_ns, const std::string& cause) {
   if (lacp_) lacp_generation_ = lacp_->generation();
   auto table = std::make_unique<BondTable>();
-  std::vector<std::uint32_t> weights(members_.size(), 0);
+  // Per member, what its health leaves it while usable (0 otherwise); every class's table
+  // weighs it by the class's own scheduler weights on top.
+  std::vector<std::uint32_t> base(members_.size(), 0);
   std::size_t usable_count = 0;
   for (std::size_t m = 0; m < members_.size(); ++m) {
     if (usable(m)) ++usable_count;
@@ -366,16 +382,33 @@ void Bond::rebuild(std::uint64_t now_ns, const std::string& cause) {
         if (usable(m)) active_backup_member_ = m;
       }
     }
-    if (active_backup_member_) weights[*active_backup_member_] = 1;
+    if (active_backup_member_) base[*active_backup_member_] = 1;
   } else if (usable_count >= config_.min_links) {
     for (std::size_t m = 0; m < members_.size(); ++m) {
-      // The scheduler's weight scaled by the member's health: a degraded member's quota shrinks,
-      // the others' grow, so rebalance moves only buckets off it (bucket_assignment.hpp).
-      if (usable(m)) weights[m] = members_[m].weight * health_permille(m);
+      // A degraded member's quota shrinks, the others' grow, so rebalance moves only buckets
+      // off it (bucket_assignment.hpp).
+      if (usable(m)) base[m] = health_permille(m);
+    }
+  }
+  const std::uint32_t per_class = config_.buckets;
+  std::uint32_t moved = 0;
+  for (std::size_t c = 0; c < class_count_; ++c) {
+    const std::vector<std::uint32_t> weights =
+        config_.mode == config::BondMode::kActiveBackup ? base : class_weights(c, base, now_ns);
+    const std::span<MemberIndex> buckets = class_buckets(c);
+    const std::span<const MemberIndex> homes(homes_.data() + c * per_class, per_class);
+    const RebalanceResult result = flowlet_managed_[c] ? reassign_orphans(buckets, weights)
+                                                       : rebalance(buckets, weights, homes);
+    std::copy(result.buckets.begin(), result.buckets.end(), buckets.begin());
+    moved += result.moved;
+    update_bucket_homes(c);
+    for (std::size_t m = 0; m < members_.size(); ++m) {
+      if (weights[m] == 0) continue;
+      table->distributing[m] = true;
+      table->class_members[c] = static_cast<std::uint16_t>(table->class_members[c] | 1u << m);
     }
   }
   for (std::size_t m = 0; m < members_.size(); ++m) {
-    table->distributing[m] = weights[m] != 0;
     switch (config_.mode) {
       case config::BondMode::kLacp:
         table->collecting[m] = lacp_->collecting(m) && members_[m].admin_up;
@@ -386,39 +419,82 @@ void Bond::rebuild(std::uint64_t now_ns, const std::string& cause) {
         table->collecting[m] = members_[m].link_up && members_[m].admin_up;
         break;
       case config::BondMode::kActiveBackup:
-        table->collecting[m] = weights[m] != 0;
+        table->collecting[m] = base[m] != 0;
         break;
     }
   }
-  const RebalanceResult result =
-      flowlet_managed_ ? reassign_orphans(buckets_, weights) : rebalance(buckets_, weights, homes_);
-  buckets_ = result.buckets;
-  update_bucket_homes();
   table->buckets = buckets_;
-  table->bucket_shift = 32 - static_cast<std::uint32_t>(__builtin_ctz(config_.buckets));
+  table->bucket_shift = 32 - static_cast<std::uint32_t>(__builtin_ctz(per_class));
+  table->class_shift = static_cast<std::uint32_t>(__builtin_ctz(per_class));
+  table->classes = static_cast<std::uint32_t>(class_count_);
   const BondTable* previous = publisher_.current();
   const bool same = previous != nullptr && previous->buckets == table->buckets &&
                     previous->collecting == table->collecting &&
-                    previous->distributing == table->distributing;
+                    previous->distributing == table->distributing &&
+                    previous->class_members == table->class_members;
   if (same) return;
   publisher_.publish(std::move(table));
   last_publish_ns_ = now_ns;
   ++counters_.tables_published;
-  counters_.buckets_moved += result.moved;
+  counters_.buckets_moved += moved;
   std::string distributing;
   for (std::size_t m = 0; m < members_.size(); ++m) {
-    if (weights[m] != 0) distributing += " " + members_[m].port->name();
+    if (publisher_.current()->distributing[m]) distributing += " " + members_[m].port->name();
   }
   log(now_ns, "table " + std::to_string(publisher_.published()) + " (" + cause +
-                  "): " + counted(result.moved, "bucket") +
+                  "): " + counted(moved, "bucket") +
                   " moved; distributing:" + (distributing.empty() ? " none" : distributing));
 }
 
-void Bond::update_bucket_homes() {
-  std::vector<std::uint32_t> nominal(members_.size());
-  for (std::size_t m = 0; m < members_.size(); ++m)
-    nominal[m] = members_[m].weight;
-  update_homes(homes_, buckets_, nominal);
+std::vector<std::uint32_t> Bond::class_weights(std::size_t c,
+                                               const std::vector<std::uint32_t>& base,
+                                               std::uint64_t now_ns) {
+  std::vector<std::uint32_t> weights(members_.size(), 0);
+  bool any = false;
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    if ((class_masks_[c] >> m & 1) == 0) continue;
+    weights[m] = base[m] * class_weights_[c][m];
+    any |= weights[m] != 0;
+  }
+  const bool spill = !any && classifier_ != nullptr &&
+                     std::any_of(base.begin(), base.end(), [](std::uint32_t w) { return w != 0; });
+  if (spill) {
+    // None of the class's own members can carry it: the others do, rather than drop it.
+    for (std::size_t m = 0; m < members_.size(); ++m)
+      weights[m] = base[m] * std::max<std::uint32_t>(class_weights_[c][m], 1);
+  }
+  if (spill != spilling_[c]) {
+    spilling_[c] = spill;
+    const std::string& name = config_.classes.classes[c].name;
+    log(now_ns, spill ? "class " + name +
+                            ": none of its members can carry traffic; it spills over to "
+                            "the bond's other members"
+                      : "class " + name + ": back on its own members");
+  }
+  return weights;
+}
+
+std::span<MemberIndex> Bond::class_buckets(std::size_t c) {
+  return {buckets_.data() + c * config_.buckets, config_.buckets};
+}
+
+std::span<const MemberIndex> Bond::assignment(std::size_t c) const {
+  return {buckets_.data() + c * config_.buckets, config_.buckets};
+}
+
+bool Bond::class_distributes(std::size_t c, std::size_t m) const {
+  const BondTable* table = publisher_.current();
+  return table != nullptr && c < class_count_ && (table->class_members[c] >> m & 1) != 0;
+}
+
+void Bond::update_bucket_homes(std::size_t c) {
+  std::vector<std::uint32_t> nominal(members_.size(), 0);
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    if ((class_masks_[c] >> m & 1) != 0) nominal[m] = class_weights_[c][m];
+  }
+  const std::size_t offset = c * config_.buckets;
+  update_homes(std::span(homes_).subspan(offset, config_.buckets),
+               std::span<const MemberIndex>(buckets_).subspan(offset, config_.buckets), nominal);
 }
 
 void Bond::set_member_admin(std::size_t m, bool up, std::uint64_t now_ns) {
@@ -495,41 +571,54 @@ bool Bond::set_lacp_rate(bool fast, std::uint64_t now_ns) {
   return true;
 }
 
-void Bond::set_weights(const std::vector<std::uint32_t>& weights, std::uint64_t now_ns) {
-  for (std::size_t m = 0; m < members_.size() && m < weights.size(); ++m) {
-    members_[m].weight = weights[m];
-  }
+void Bond::set_weights(std::size_t c, const std::vector<std::uint32_t>& weights,
+                       std::uint64_t now_ns) {
+  for (std::size_t m = 0; m < members_.size() && m < weights.size(); ++m)
+    class_weights_.at(c)[m] = weights[m];
   rebuild(now_ns, "weights");
 }
 
-void Bond::set_weight_targets(const std::vector<std::uint32_t>& weights, std::uint64_t now_ns) {
+void Bond::set_weight_targets(std::size_t c, const std::vector<std::uint32_t>& weights,
+                              std::uint64_t now_ns) {
   bool usability_changed = false;
   for (std::size_t m = 0; m < members_.size() && m < weights.size(); ++m) {
-    usability_changed |= (members_[m].weight == 0) != (weights[m] == 0);
-    members_[m].weight = weights[m];
+    std::uint32_t& weight = class_weights_.at(c)[m];
+    usability_changed |= (weight == 0) != (weights[m] == 0);
+    weight = weights[m];
   }
   if (usability_changed) rebuild(now_ns, "weights");
 }
 
-std::optional<std::uint64_t> Bond::publish_assignment(std::span<const MemberIndex> buckets,
+void Bond::set_flowlet_managed(std::size_t c, bool managed) {
+  flowlet_managed_.at(c) = managed;
+  const bool any = std::any_of(flowlet_managed_.begin(), flowlet_managed_.begin() + class_count_,
+                               [](bool flowlets) { return flowlets; });
+  record_activity_.store(any, std::memory_order_relaxed);
+}
+
+std::optional<std::uint64_t> Bond::publish_assignment(std::size_t c,
+                                                      std::span<const MemberIndex> buckets,
                                                       std::uint64_t now_ns,
                                                       const std::string& cause) {
   const BondTable* current = publisher_.current();
-  if (current == nullptr || buckets.size() != buckets_.size()) return std::nullopt;
+  if (current == nullptr || c >= class_count_ || buckets.size() != config_.buckets)
+    return std::nullopt;
+  const std::span<MemberIndex> own = class_buckets(c);
   std::uint32_t moved = 0;
   for (std::size_t b = 0; b < buckets.size(); ++b) {
-    if (buckets[b] != buckets_[b]) {
+    if (buckets[b] != own[b]) {
       const bool held = buckets[b] == kHeldBucket;
-      if (!held && (buckets[b] >= members_.size() || !current->distributing[buckets[b]]))
+      if (!held &&
+          (buckets[b] >= members_.size() || (current->class_members[c] >> buckets[b] & 1) == 0))
         return std::nullopt;
       ++moved;
     }
   }
   if (moved == 0) return current->generation;
+  std::copy(buckets.begin(), buckets.end(), own.begin());
   auto table = std::make_unique<BondTable>(*current);
-  table->buckets.assign(buckets.begin(), buckets.end());
-  buckets_ = table->buckets;
-  update_bucket_homes();
+  table->buckets = buckets_;
+  update_bucket_homes(c);
   publisher_.publish(std::move(table));
   last_publish_ns_ = now_ns;
   ++counters_.tables_published;
@@ -561,7 +650,8 @@ std::array<std::uint64_t, classify::kMaxClasses> Bond::class_packets() const {
 BucketActivityArray* Bond::activity_for_worker(std::size_t worker) {
   if (activity_.size() <= worker) activity_.resize(worker + 1);
   if (!activity_[worker])
-    activity_[worker] = std::make_unique<BucketActivityArray>(config_.buckets);
+    activity_[worker] = std::make_unique<BucketActivityArray>(
+        static_cast<std::uint32_t>(class_count_ * config_.buckets));
   return activity_[worker].get();
 }
 
@@ -705,7 +795,7 @@ std::vector<MemberStatus> Bond::members() const {
                                                                                  : "poll";
     status.push_back({member.port->name(), member.port->id(), member.link_up, member.speed_mbps,
                       member.admin_up, table != nullptr && table->collecting[m],
-                      table != nullptr && table->distributing[m], member.weight, counts[m],
+                      table != nullptr && table->distributing[m], class_weights_[0][m], counts[m],
                       member.slow_queue, link_source, member.slow_policed});
     status.back().health = member.health->state();
     status.back().health_reason =

@@ -51,8 +51,8 @@ struct MemberStatus {
   bool admin_up = true;
   bool collecting = false;
   bool distributing = false;
-  std::uint32_t weight = 1;
-  std::uint32_t buckets = 0;
+  std::uint32_t weight = 1;   // its scheduler weight in the first class's table
+  std::uint32_t buckets = 0;  // over every class's table
   // The RX queue its Slow Protocols frames are steered to; none: workers divert them (ring).
   std::optional<std::uint16_t> slow_rx_queue;
   // Where its link state comes from: "interrupt" (the PMD's link-status interrupt), "kernel"
@@ -140,29 +140,41 @@ class Bond {
   // A member's BFD session as the BFD core reports it (lib/bfd): every bond passes
   // kNotConfigured until BFD runs on it. A kDown takes the member down (after down_delay).
   void set_bfd_status(std::size_t member, health::BfdStatus status, std::uint64_t now_ns);
-  // Member weights (the scheduler's output); applied to usable members at once. A member's
-  // health scales its weight (degraded: degraded_weight_permille / 1000; down: 0) on top.
-  void set_weights(const std::vector<std::uint32_t>& weights, std::uint64_t now_ns);
+  // Member weights (the scheduler's output) for class `class_id`'s table (a bond without
+  // classes has class 0); applied to usable members at once. A member's health scales its
+  // weight (degraded: degraded_weight_permille / 1000; down: 0) on top.
+  void set_weights(std::size_t class_id, const std::vector<std::uint32_t>& weights,
+                   std::uint64_t now_ns);
 
-  // Scheduler hooks (lib/sched/dpdk/bond_scheduler). Weights for the next rebuild's quotas,
-  // without moving a bucket now (a member whose weight turns 0 or back does rebuild).
-  void set_weight_targets(const std::vector<std::uint32_t>& weights, std::uint64_t now_ns);
-  // While set, a rebuild (member change) moves only the buckets of members that stopped
-  // distributing; everything else moves flowlet by flowlet through publish_assignment.
-  // Also turns the workers' per-bucket activity recording on or off (only flowlets need it).
-  bool flowlet_managed() const { return flowlet_managed_; }
-  void set_flowlet_managed(bool managed) {
-    flowlet_managed_ = managed;
-    record_activity_.store(managed, std::memory_order_relaxed);
-  }
-  // Publishes `buckets` (same size as the table) through the same RCU path as rebuilds. Refused
-  // (nullopt) when a bucket names a member that does not distribute in the current table; a
-  // bucket may be kHeldBucket (workers hold its packets until a later table names its member).
-  // Returns the generation now current (unchanged when nothing moved).
-  std::optional<std::uint64_t> publish_assignment(std::span<const MemberIndex> buckets,
+  // Scheduler hooks (lib/sched/dpdk/bond_scheduler), per traffic class. Weights for the next
+  // rebuild's quotas, without moving a bucket now (a member whose weight turns 0 or back does
+  // rebuild).
+  void set_weight_targets(std::size_t class_id, const std::vector<std::uint32_t>& weights,
+                          std::uint64_t now_ns);
+  // While set, a rebuild (member change) moves only the class's buckets of members that stopped
+  // distributing; everything else moves flowlet by flowlet through publish_assignment. Workers
+  // record per-bucket activity while any class is flowlet managed (only flowlets need it).
+  bool flowlet_managed(std::size_t class_id) const { return flowlet_managed_[class_id]; }
+  void set_flowlet_managed(std::size_t class_id, bool managed);
+  bool records_activity() const { return record_activity_.load(std::memory_order_relaxed); }
+  // Publishes `buckets` as class `class_id`'s table (bonds[].buckets of them) through the same
+  // RCU path as rebuilds. Refused (nullopt) when a bucket names a member the class does not
+  // distribute on in the current table; a bucket may be kHeldBucket (workers hold its packets
+  // until a later table names its member). Returns the generation now current (unchanged when
+  // nothing moved).
+  std::optional<std::uint64_t> publish_assignment(std::size_t class_id,
+                                                  std::span<const MemberIndex> buckets,
                                                   std::uint64_t now_ns, const std::string& cause);
+  // Every class's buckets as last published, class-major (a bond without classes: its table).
   const std::vector<MemberIndex>& assignment() const { return buckets_; }
-  // Worker w's own per-bucket activity array (created on first request, before workers start).
+  // Class `class_id`'s buckets as last published.
+  std::span<const MemberIndex> assignment(std::size_t class_id) const;
+  // How many tables the bond has: one per traffic class, or 1 without classes.
+  std::size_t class_count() const { return class_count_; }
+  // Whether class c's table may name member m now.
+  bool class_distributes(std::size_t class_id, std::size_t member) const;
+  // Worker w's own per-slot activity array, every class's buckets (created on first request,
+  // before workers start).
   BucketActivityArray* activity_for_worker(std::size_t worker);
   // Worker w's per-class counts (created on first request, before workers start); nullptr when
   // the bond has no traffic classes.
@@ -176,8 +188,8 @@ class Bond {
   const config::BondConfig& config() const { return config_; }
   const BondShared& shared() const { return shared_; }
   std::size_t member_count() const { return members_.size(); }
-  // Whether a member may carry traffic: link up, admin up, a non-zero weight and (mode lacp)
-  // LACP distributing. The bond distributes only while min_links members are usable.
+  // Whether a member may carry traffic: link up, admin up, a non-zero weight in some class and
+  // (mode lacp) LACP distributing. The bond distributes only while min_links members are usable.
   bool usable(std::size_t member) const;
   std::vector<MemberStatus> members() const;
   // Member m's health model as of now_ns (show health, metrics).
@@ -204,7 +216,6 @@ class Bond {
     std::uint32_t speed_mbps = 0;
     bool full_duplex = true;
     bool admin_up = true;
-    std::uint32_t weight = 1;
     std::optional<std::uint16_t> slow_queue{};  // steered: the control thread polls it
     SlowPolicer slow_policer{1'000'000'000};
     std::uint64_t slow_policed = 0;
@@ -220,7 +231,14 @@ class Bond {
   };
 
   void poll_links(std::uint64_t now_ns);
-  void update_bucket_homes();
+  void update_bucket_homes(std::size_t class_id);
+  std::span<MemberIndex> class_buckets(std::size_t class_id);
+  // The weights class c's table is built with: its members' scheduler weights scaled by `base`
+  // (usable members' health, 0 for the rest); while none of its members is usable, every
+  // member's (the class spills over rather than lose its traffic).
+  std::vector<std::uint32_t> class_weights(std::size_t class_id,
+                                           const std::vector<std::uint32_t>& base,
+                                           std::uint64_t now_ns);
   void poll_slow_queues(std::uint64_t now_ns);
   // True when the budget ran out with frames left on the ring.
   bool drain_slow_ring(std::uint64_t now_ns);
@@ -276,7 +294,7 @@ class Bond {
   std::unique_ptr<BondLldp> lldp_;
   std::uint64_t lacp_generation_ = 0;
   std::optional<std::size_t> active_backup_member_;
-  std::vector<MemberIndex> buckets_;
+  std::vector<MemberIndex> buckets_;  // every class's, class-major (BondTable::buckets)
   // Where each bucket belongs while every member is up at full health (update_homes): a member
   // that fails or degrades gets back the very buckets it gave up.
   std::vector<MemberIndex> homes_;
@@ -291,7 +309,14 @@ class Bond {
   std::uint64_t last_publish_ns_ = 0;
   BondCounters counters_;
   std::deque<BondEvent> events_;
-  bool flowlet_managed_ = false;
+  std::size_t class_count_ = 1;
+  // Per class: the members its config names (bit m), the scheduler's weights by member, whether
+  // the scheduler moves its buckets flowlet by flowlet, and whether it spills over (as last
+  // logged).
+  std::array<std::uint16_t, classify::kMaxClasses> class_masks_{};
+  std::array<std::vector<std::uint32_t>, classify::kMaxClasses> class_weights_{};
+  std::array<bool, classify::kMaxClasses> flowlet_managed_{};
+  std::array<bool, classify::kMaxClasses> spilling_{};
   std::atomic<bool> record_activity_{false};
   // Per member, its partner's source address for the workers' policers (BondShared).
   std::array<std::atomic<std::uint64_t>, kMaxMembers> partner_sources_{};

@@ -213,12 +213,10 @@ void show_distribution(const Bond& bond, Output& out) {
   section.value("moves", bond.counters().buckets_moved);
   control::Table& members = section.table("members", {"member", "buckets", "share"});
   const std::vector<MemberStatus> status = bond.members();
-  for (const MemberStatus& member : status) {
-    char share[16];
-    std::snprintf(share, sizeof share, "%.1f%%",
-                  100.0 * member.buckets / std::max<std::uint32_t>(bond.config().buckets, 1));
-    members.row({member.name, member.buckets, std::string(share)});
-  }
+  // With traffic classes, over every class's table (show classes has them one by one).
+  for (const MemberStatus& member : status)
+    members.row(
+        {member.name, member.buckets, share_text(member.buckets, bond.assignment().size())});
   if (table == nullptr) return;
   // The first 64 buckets as member indices: enough to see the interleaving at a glance
   // ('-' no member, 'h' held: being moved by the scheduler).
@@ -323,6 +321,13 @@ void register_bond_commands(control::ControlPlane& control, std::vector<Bond*> b
   register_bfd_commands(control, bonds);
   register_lldp_commands(control, bonds);
   register_class_commands(control, bonds);
+}
+
+std::string share_text(std::uint32_t count, std::size_t total) {
+  char share[16];
+  std::snprintf(share, sizeof share, "%.1f%%",
+                100.0 * count / static_cast<double>(std::max<std::size_t>(total, 1)));
+  return share;
 }
 
 }  // namespace braid::bond

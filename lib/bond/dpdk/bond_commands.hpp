@@ -4,6 +4,7 @@
 // /readyz (bond_readiness.hpp). Everything runs on the control thread through Bond's public API.
 #pragma once
 
+#include <string>
 #include <vector>
 
 namespace braid::control {
@@ -19,5 +20,7 @@ class Bond;
 void register_bond_commands(control::ControlPlane& control, std::vector<Bond*> bonds);
 // The bonds a command names: the one in its <bond> argument, every bond without one.
 std::vector<Bond*> chosen_bonds(const std::vector<Bond*>& bonds, const control::Args& args);
+// `count` of `total` as a percentage with one decimal ("12.5%").
+std::string share_text(std::uint32_t count, std::size_t total);
 
 }  // namespace braid::bond

@@ -51,7 +51,7 @@ struct BondShared {
   // thread over slow_ring too; off, they are data like any other frame.
   bool lldp = false;
   // The bond's traffic classes (bonds[].classes; null: none): every frame the bond distributes
-  // is classified and counted (ClassHits). Per-class tables are not in the data path yet.
+  // is classified, counted (ClassHits) and sent by its class's table.
   const classify::Classifier* classifier = nullptr;
 };
 
@@ -63,8 +63,8 @@ inline constexpr std::uint64_t kLldpFramesBurst = 32;
 
 class BondEgress {
  public:
-  // `activity`: this worker's own per-bucket activity array for the scheduler's flowlets
-  // (nullptr: not recorded).
+  // `activity`: this worker's own per-slot activity array (every class's buckets) for the
+  // scheduler's flowlets (nullptr: not recorded).
   // `class_hits`: this worker's per-class counts (nullptr: the bond has no classes).
   BondEgress(const BondShared& shared, std::array<datapath::TxBuffer*, kMaxMembers> member_tx,
              BucketActivityArray* activity = nullptr, ClassHits* class_hits = nullptr)
@@ -100,25 +100,35 @@ class BondEgress {
 
   void distribute(const BondTable& table, rte_mbuf** packets, std::uint16_t n,
                   datapath::WorkerCounters& counters) {
-    std::array<std::uint32_t, datapath::kMaxBurst> hashes;
-    flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, hashes.data());
-    if (class_hits_ != nullptr) count_classes(packets, n);
+    // Each packet's hash, then its slot in the table (its class's buckets, its hash's bucket).
+    std::array<std::uint32_t, datapath::kMaxBurst> slots;
+    flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, slots.data());
+    if (class_hits_ != nullptr) {
+      classify_slots(table, packets, n, slots.data());
+    } else {
+      const std::uint32_t shift = table.bucket_shift;
+      for (std::uint16_t i = 0; i < n; ++i)
+        slots[i] >>= shift;
+    }
     // Whether a flowlet policy reads the activity is asked once per burst, so the per-packet
     // loop has no branch on it; then one TSC read per burst.
     if (activity_ != nullptr && shared_->record_activity->load(std::memory_order_relaxed)) {
-      fan_out<true>(table, packets, hashes.data(), n, activity_stamp(rte_rdtsc()), counters);
+      fan_out<true>(table, packets, slots.data(), n, activity_stamp(rte_rdtsc()), counters);
     } else {
-      fan_out<false>(table, packets, hashes.data(), n, 0, counters);
+      fan_out<false>(table, packets, slots.data(), n, 0, counters);
     }
   }
 
-  // The classifier's own parse of each frame (about 30 ns; doc/benchmarks.md): only bonds with
-  // classes pay it.
-  void count_classes(rte_mbuf* const* packets, std::uint16_t n) {
+  // Each frame's class (the classifier's own parse, about 30 ns; doc/benchmarks.md: only bonds
+  // with classes pay it), counted, and its hash turned into a slot of that class's table.
+  void classify_slots(const BondTable& table, rte_mbuf* const* packets, std::uint16_t n,
+                      std::uint32_t* slots) {
     std::array<std::uint64_t, classify::kMaxClasses> hits{};
     for (std::uint16_t i = 0; i < n; ++i) {
       const ByteSpan frame(rte_pktmbuf_mtod(packets[i], const std::uint8_t*), packets[i]->data_len);
-      ++hits[shared_->classifier->classify(frame)];  // < kMaxClasses: the spec was checked
+      const classify::ClassId class_id = shared_->classifier->classify(frame);
+      ++hits[class_id];  // < kMaxClasses: the spec was checked
+      slots[i] = table.slot(class_id, slots[i]);
     }
     for (std::size_t c = 0; c < hits.size(); ++c) {
       if (hits[c] != 0) class_hits_->packets[c].add(hits[c]);
@@ -128,23 +138,22 @@ class BondEgress {
   // Each packet to its bucket's member, held or dropped; under a flowlet policy its bucket's
   // activity is recorded in the same pass (two stores into this worker's own array).
   template <bool kRecordActivity>
-  void fan_out(const BondTable& table, rte_mbuf** packets, const std::uint32_t* hashes,
+  void fan_out(const BondTable& table, rte_mbuf** packets, const std::uint32_t* slots,
                std::uint16_t n, std::uint32_t stamp, datapath::WorkerCounters& counters) {
     std::array<rte_mbuf*, datapath::kMaxBurst> unsendable;
     std::uint16_t dropped = 0;
     std::uint16_t hold_full = 0;
-    // The table's fields once per burst (a flush inside the loop is a call the compiler must
-    // assume changes them).
+    // The table's array once per burst (a flush inside the loop is a call the compiler must
+    // assume changes it).
     const MemberIndex* buckets = table.buckets.data();
-    const std::uint32_t bucket_shift = table.bucket_shift;
     BucketActivityArray* activity = activity_;
     for (std::uint16_t i = 0; i < n; ++i) {
-      const std::uint32_t bucket = hashes[i] >> bucket_shift;
-      if constexpr (kRecordActivity) activity->record(bucket, stamp);
-      const MemberIndex member = buckets[bucket];
+      const std::uint32_t slot = slots[i];
+      if constexpr (kRecordActivity) activity->record(slot, stamp);
+      const MemberIndex member = buckets[slot];
       if (member < kHeldBucket) {
         member_tx_[member]->add_one(packets[i]);
-      } else if (member == kNoMember || !hold_.push(packets[i], hashes[i])) {
+      } else if (member == kNoMember || !hold_.push(packets[i], slot)) {
         unsendable[dropped++] = packets[i];
         hold_full += member == kHeldBucket ? 1 : 0;
       }
@@ -182,8 +191,8 @@ class BondEgress {
   // Held buckets the new table gives a member: what this worker held for them goes there now,
   // ahead of their next packets.
   void release_held(const BondTable& table, datapath::WorkerCounters& counters) {
-    hold_.release([&](rte_mbuf* packet, std::uint32_t hash) {
-      const MemberIndex member = table.member_for(hash);
+    hold_.release([&](rte_mbuf* packet, std::uint32_t slot) {
+      const MemberIndex member = table.buckets[slot];
       if (member == kHeldBucket) return false;
       if (member == kNoMember) {
         counters.drops[static_cast<std::size_t>(datapath::DropReason::kNoMember)].add(1);

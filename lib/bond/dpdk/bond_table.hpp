@@ -1,5 +1,7 @@
 // One published generation of a bond's forwarding state: which member each bucket sends on and
-// which members collect. Built by the control thread, read by workers without locks; immutable
+// which members collect. Each traffic class has a table of its own (a bond without classes has
+// one): the buckets of every class in one array, class-major, so a packet's slot is its class and
+// its hash's high bits. Built by the control thread, read by workers without locks; immutable
 // once published.
 #pragma once
 
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "bond/bucket_assignment.hpp"
+#include "classify/class_spec.hpp"
 
 namespace braid::bond {
 
@@ -16,11 +19,17 @@ inline constexpr std::size_t kMaxMembers = 16;
 struct BondTable {
   std::uint64_t generation = 0;
   std::uint32_t bucket_shift = 24;  // bucket = hash >> bucket_shift (the hash's high bits)
-  std::vector<MemberIndex> buckets;
+  std::uint32_t class_shift = 8;    // log2 of the buckets per class
+  std::uint32_t classes = 1;
+  std::vector<MemberIndex> buckets;              // classes x (1 << class_shift)
   std::array<bool, kMaxMembers> distributing{};  // members that own buckets may send
   std::array<bool, kMaxMembers> collecting{};    // frames from other members are discarded
+  // Per class, the members its buckets may name (bit m: member m).
+  std::array<std::uint16_t, classify::kMaxClasses> class_members{};
 
-  MemberIndex member_for(std::uint32_t hash) const { return buckets[hash >> bucket_shift]; }
+  std::uint32_t slot(std::uint32_t class_id, std::uint32_t hash) const {
+    return class_id << class_shift | hash >> bucket_shift;
+  }
 };
 
 }  // namespace braid::bond

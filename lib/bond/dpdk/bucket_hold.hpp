@@ -1,7 +1,7 @@
 // One worker's packets for its bond's held buckets (kHeldBucket in the table): a busy bucket the
 // scheduler is moving (lib/sched/held_moves.hpp). They wait here in arrival order, with their
-// hash, until a table names the bucket's new member, and then leave first, on it. Owned by one
-// worker: no locks. At most kHeldPacketsPerWorker; the worker drops what does not fit.
+// slot in the table, until a table names the bucket's new member, and then leave first, on it.
+// Owned by one worker: no locks. At most kHeldPacketsPerWorker; the worker drops what does not fit.
 #pragma once
 
 #include <rte_mbuf.h>
@@ -17,26 +17,26 @@ class BucketHold {
  public:
   BucketHold()
       : packets_(new rte_mbuf*[kHeldPacketsPerWorker]),
-        hashes_(new std::uint32_t[kHeldPacketsPerWorker]) {}
+        slots_(new std::uint32_t[kHeldPacketsPerWorker]) {}
 
   // False: full; the packet stays the caller's.
-  bool push(rte_mbuf* packet, std::uint32_t hash) {
+  bool push(rte_mbuf* packet, std::uint32_t slot) {
     if (count_ == kHeldPacketsPerWorker) return false;
     packets_[count_] = packet;
-    hashes_[count_] = hash;
+    slots_[count_] = slot;
     ++count_;
     return true;
   }
 
-  // Offers every held packet, oldest first, to `place(packet, hash)`; the ones it declines
+  // Offers every held packet, oldest first, to `place(packet, slot)`; the ones it declines
   // (their bucket is still held) stay, still in order.
   template <typename Place>
   void release(Place&& place) {
     std::uint32_t kept = 0;
     for (std::uint32_t i = 0; i < count_; ++i) {
-      if (place(packets_[i], hashes_[i])) continue;
+      if (place(packets_[i], slots_[i])) continue;
       packets_[kept] = packets_[i];
-      hashes_[kept] = hashes_[i];
+      slots_[kept] = slots_[i];
       ++kept;
     }
     count_ = kept;
@@ -55,7 +55,7 @@ class BucketHold {
 
  private:
   std::unique_ptr<rte_mbuf*[]> packets_;
-  std::unique_ptr<std::uint32_t[]> hashes_;
+  std::unique_ptr<std::uint32_t[]> slots_;
   std::uint32_t count_ = 0;
 };
 

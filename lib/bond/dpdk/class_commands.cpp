@@ -21,15 +21,32 @@ void show_classes(const Bond& bond, Output& out) {
   }
   const classify::ClassifierSpec& spec = classifier->spec();
   const std::array<std::uint64_t, classify::kMaxClasses> packets = bond.class_packets();
-  control::Table& table = section.table("classes", {"class", "default", "rules", "packets"});
+  const std::vector<std::string>& names = bond.config().members;
+  control::Table& table =
+      section.table("classes", {"class", "default", "rules", "members", "policy", "packets"});
   for (std::size_t c = 0; c < spec.classes.size(); ++c) {
     std::string rules;
     for (std::size_t r = 0; r < spec.rules.size(); ++r) {
       if (spec.rules[r].class_id != c) continue;
       rules += (rules.empty() ? "" : ",") + std::to_string(r);
     }
-    table.row(
-        {spec.classes[c].name, spec.default_class == c, rules.empty() ? "-" : rules, packets[c]});
+    std::string members;
+    for (const std::uint16_t m : spec.classes[c].members)
+      members += (members.empty() ? "" : ",") + names[m];
+    const std::string& policy = spec.classes[c].policy;
+    table.row({spec.classes[c].name, spec.default_class == c, rules.empty() ? "-" : rules,
+               members.empty() ? "all" : members, policy.empty() ? "bond" : policy, packets[c]});
+  }
+  // Where each class's table sends its frames now: its buckets per member.
+  control::Table& shares = section.table("shares", {"class", "member", "buckets", "share"});
+  for (std::size_t c = 0; c < spec.classes.size(); ++c) {
+    const std::span<const MemberIndex> buckets = bond.assignment(c);
+    const std::vector<std::uint32_t> counts = bucket_counts(buckets, names.size());
+    for (std::size_t m = 0; m < names.size(); ++m) {
+      if (counts[m] == 0 && !bond.class_distributes(c, m)) continue;
+      shares.row(
+          {spec.classes[c].name, names[m], counts[m], share_text(counts[m], buckets.size())});
+    }
   }
 }
 
@@ -44,6 +61,23 @@ void class_metrics(control::MetricWriter& w, const std::vector<Bond*>& bonds) {
     for (std::size_t c = 0; c < classifier->spec().classes.size(); ++c)
       w.sample({{"bond", bond->name()}, {"class", classifier->spec().classes[c].name}}, packets[c]);
   }
+  w.family("braid_class_member_buckets",
+           "buckets of the traffic class's own table that the member holds now",
+           MetricType::kGauge);
+  for (Bond* bond : bonds) {
+    const classify::Classifier* classifier = bond->classifier();
+    if (classifier == nullptr) continue;
+    const std::vector<std::string>& names = bond->config().members;
+    for (std::size_t c = 0; c < classifier->spec().classes.size(); ++c) {
+      const std::vector<std::uint32_t> counts = bucket_counts(bond->assignment(c), names.size());
+      for (std::size_t m = 0; m < names.size(); ++m) {
+        w.sample({{"bond", bond->name()},
+                  {"class", classifier->spec().classes[c].name},
+                  {"member", names[m]}},
+                 std::uint64_t{counts[m]});
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -51,7 +85,8 @@ void class_metrics(control::MetricWriter& w, const std::vector<Bond*>& bonds) {
 void register_class_commands(control::ControlPlane& control, const std::vector<Bond*>& bonds) {
   control.commands().add(
       "show classes [<bond>]",
-      "per traffic class: whether it is the default, the rules (by index) that name it, packets",
+      "per traffic class: default, rules (by index), members, policy, packets; each class's "
+      "buckets per member",
       [bonds](const Args& args, Output& out) {
         for (Bond* bond : chosen_bonds(bonds, args))
           show_classes(*bond, out);

@@ -26,53 +26,75 @@ Settings settings_from_config(const config::SchedulerConfig& config, std::size_t
   return settings;
 }
 
+BondScheduler::Lane::Lane(Settings settings, std::size_t members, std::uint32_t buckets, bool own)
+    : scheduler(std::move(settings), members, buckets),
+      activity(buckets),
+      counts(buckets),
+      inputs(members),
+      own_policy(own) {}
+
 BondScheduler::BondScheduler(bond::Bond& bond, Settings settings,
                              std::unique_ptr<congestion::Source> source)
     : bond_(bond),
-      scheduler_(std::move(settings), bond.member_count(), bond.config().buckets),
       source_(std::move(source)),
-      activity_(bond.config().buckets),
-      counts_(bond.config().buckets),
-      inputs_(bond.member_count()) {}
-
-void BondScheduler::start(std::uint64_t now_ns) {
-  apply_policy(now_ns);
-  next_ns_ = now_ns + scheduler_.settings().period_ns;
+      inputs_(bond.member_count()),
+      policy_(settings.policy),
+      period_ns_(settings.period_ns) {
+  const classify::ClassifierSpec& classes = bond.config().classes;
+  lanes_.reserve(bond.class_count());
+  for (std::size_t c = 0; c < bond.class_count(); ++c) {
+    Settings own = settings;
+    const bool named = c < classes.classes.size() && !classes.classes[c].policy.empty();
+    if (named) own.policy = parse_policy(classes.classes[c].policy).value_or(settings.policy);
+    lanes_.emplace_back(std::move(own), bond.member_count(), bond.config().buckets, named);
+  }
 }
 
-void BondScheduler::apply_policy(std::uint64_t now_ns) {
-  const bool hash = scheduler_.policy() == PolicyKind::kHash;
+void BondScheduler::start(std::uint64_t now_ns) {
+  for (std::size_t c = 0; c < lanes_.size(); ++c)
+    apply_policy(c, now_ns);
+  next_ns_ = now_ns + period_ns_;
+}
+
+void BondScheduler::apply_policy(std::size_t c, std::uint64_t now_ns) {
+  Lane& lane = lanes_[c];
+  const bool hash = lane.scheduler.policy() == PolicyKind::kHash;
   // To hash: the bond's own rebuild would give held buckets a member and bring every member to
   // an equal share at once, moving busy buckets while their old members still queue their
   // packets (reordering those flows). So the scheduler first settles there flowlet by flowlet
   // (held moves complete, idle buckets move to equal shares: Scheduler::settling), and poll()
   // hands the table to the bond's static rebuild once it is there.
-  hash_pending_ = hash && (scheduler_.moves_in_progress() != 0 || scheduler_.settling());
-  if (hash_pending_) return;
+  lane.hash_pending =
+      hash && (lane.scheduler.moves_in_progress() != 0 || lane.scheduler.settling());
+  if (lane.hash_pending) return;
   // Workers record bucket activity only under flowlet policies: after a switch from hash the
   // arrays are stale, so every bucket counts as busy until a flowlet gap of fresh records. And
   // what hash sent unrecorded was sent by now at the latest: a bucket whose count has not moved
   // when the next period reads it (often more than a gap later) was last seen now, not when
   // the last flowlet policy saw it. Its packets may still wait in a paused member's queue.
-  if (!hash && !bond_.flowlet_managed()) {
-    recording_since_ns_ = now_ns;
-    for (BucketActivity& bucket : activity_)
+  if (!hash && !bond_.flowlet_managed(c)) {
+    lane.recording_since_ns = now_ns;
+    for (BucketActivity& bucket : lane.activity)
       bucket.last_seen_ns = std::max(bucket.last_seen_ns, now_ns);
   }
-  bond_.set_flowlet_managed(!hash);
+  bond_.set_flowlet_managed(c, !hash);
   if (hash) {
-    bond_.set_weights(std::vector<std::uint32_t>(bond_.member_count(), 1), now_ns);
+    bond_.set_weights(c, std::vector<std::uint32_t>(bond_.member_count(), 1), now_ns);
   } else {
-    bond_.set_weight_targets(scheduler_.weights(), now_ns);
+    bond_.set_weight_targets(c, lane.scheduler.weights(), now_ns);
   }
 }
 
-void BondScheduler::gather_activity(std::uint64_t now_ns) {
+// Class c's buckets are slots c x buckets .. of the workers' arrays (BondTable::slot).
+void BondScheduler::gather_activity(std::size_t c, std::uint64_t now_ns) {
+  Lane& lane = lanes_[c];
   const std::uint64_t tsc_hz = rte_get_tsc_hz();
   const std::uint32_t now_stamp = bond::activity_stamp(rte_rdtsc());
   const double ns_per_stamp = 1e9 * (1u << bond::kActivityStampShift) / static_cast<double>(tsc_hz);
-  const bool warming_up = now_ns < recording_since_ns_ + scheduler_.flowlet_gap_ns();
-  for (std::uint32_t b = 0; b < activity_.size(); ++b) {
+  const bool warming_up = now_ns < lane.recording_since_ns + lane.scheduler.flowlet_gap_ns();
+  const auto buckets = static_cast<std::uint32_t>(lane.activity.size());
+  const std::uint32_t offset = static_cast<std::uint32_t>(c) * buckets;
+  for (std::uint32_t b = 0; b < buckets; ++b) {
     std::uint32_t idle = UINT32_MAX;
     for (std::size_t w = 0; w < bond_.activity().size(); ++w) {
       const auto& worker = bond_.activity()[w];
@@ -80,18 +102,18 @@ void BondScheduler::gather_activity(std::uint64_t now_ns) {
       // A stamp is read only when the worker's count moved since the last reading (at most a
       // period ago), so it is fresh: the stamps' wrap (every ~30 min) never makes a long-idle
       // bucket look active.
-      if (!counts_.observe(w, b, worker->packets(b))) continue;
+      if (!lane.counts.observe(w, b, worker->packets(offset + b))) continue;
       // A worker may stamp a bucket after `now_stamp` was read: that is "just now", not a
       // wrapped-around age of half an hour.
-      const auto age = static_cast<std::int32_t>(now_stamp - worker->stamp(b));
+      const auto age = static_cast<std::int32_t>(now_stamp - worker->stamp(offset + b));
       idle = std::min(idle, age > 0 ? static_cast<std::uint32_t>(age) : 0u);
     }
-    activity_[b].packets = counts_.total(b);
+    lane.activity[b].packets = lane.counts.total(b);
     if (warming_up) {
-      activity_[b].last_seen_ns = now_ns;
+      lane.activity[b].last_seen_ns = now_ns;
     } else if (idle != UINT32_MAX) {
       const auto idle_ns = static_cast<std::uint64_t>(idle * ns_per_stamp);
-      activity_[b].last_seen_ns = idle_ns < now_ns ? now_ns - idle_ns : 1;
+      lane.activity[b].last_seen_ns = idle_ns < now_ns ? now_ns - idle_ns : 1;
     }
   }
 }
@@ -115,6 +137,12 @@ void BondScheduler::gather_inputs(std::uint64_t now_ns) {
     }
   }
   note_counters_read(reading_ns);
+  // Each class plans over the members its table may name.
+  for (std::size_t c = 0; c < lanes_.size(); ++c) {
+    lanes_[c].inputs = inputs_;
+    for (std::size_t m = 0; m < inputs_.size(); ++m)
+      lanes_[c].inputs[m].distributing = inputs_[m].distributing && bond_.class_distributes(c, m);
+  }
 }
 
 // The control thread also runs LACP and failover: a source that takes a tenth of the period to
@@ -122,7 +150,7 @@ void BondScheduler::gather_inputs(std::uint64_t now_ns) {
 void BondScheduler::note_counters_read(std::uint64_t reading_ns) {
   counters_read_ns_ = reading_ns;
   counters_read_max_ns_ = std::max(counters_read_max_ns_, reading_ns);
-  const std::uint64_t period_ns = scheduler_.settings().period_ns;
+  const std::uint64_t period_ns = period_ns_;
   if (slow_read_logged_ || reading_ns * 10 <= period_ns) return;
   slow_read_logged_ = true;
   BRAID_LOG_TO(kBond, WARNING,
@@ -135,8 +163,12 @@ void BondScheduler::note_counters_read(std::uint64_t reading_ns) {
 }
 
 std::uint64_t BondScheduler::next_wakeup_ns() const {
-  const std::uint64_t release_ns = scheduler_.next_release_ns();
-  return release_ns != 0 ? std::min(next_ns_, release_ns) : next_ns_;
+  std::uint64_t next = next_ns_;
+  for (const Lane& lane : lanes_) {
+    if (const std::uint64_t release_ns = lane.scheduler.next_release_ns(); release_ns != 0)
+      next = std::min(next, release_ns);
+  }
+  return next;
 }
 
 std::uint64_t BondScheduler::poll(std::uint64_t now_ns) {
@@ -144,48 +176,82 @@ std::uint64_t BondScheduler::poll(std::uint64_t now_ns) {
   // to is then in the activity read after (held_moves.hpp relies on it).
   if (now_ns < next_ns_) {
     // Between periods only moves in progress have work.
-    const std::uint64_t release_ns = scheduler_.next_release_ns();
-    if (release_ns != 0 && now_ns >= release_ns) {
-      gather_inputs(now_ns);
-      gather_activity(now_ns);
-      if (auto table = scheduler_.release(now_ns, inputs_, activity_, bond_.assignment())) {
-        if (const auto generation = bond_.publish_assignment(*table, now_ns, "moves completed"))
-          scheduler_.note_published(*generation);
+    bool gathered = false;
+    for (std::size_t c = 0; c < lanes_.size(); ++c) {
+      const std::uint64_t release_ns = lanes_[c].scheduler.next_release_ns();
+      if (release_ns != 0 && now_ns >= release_ns) {
+        if (!gathered) gather_inputs(now_ns);
+        gathered = true;
+        release(c, now_ns);
       }
+      finish_pending_hash(c, now_ns);
     }
-    finish_pending_hash(now_ns);
     return next_wakeup_ns();
   }
   if (lag_ != nullptr) lag_->record(DeadlineKind::kSchedulerPeriod, next_ns_, now_ns);
-  next_ns_ = now_ns + scheduler_.settings().period_ns;
+  next_ns_ = now_ns + period_ns_;
   gather_inputs(now_ns);
-  gather_activity(now_ns);
-  const StepResult result = scheduler_.step(now_ns, inputs_, activity_, bond_.assignment());
-  if (result.weights) bond_.set_weight_targets(*result.weights, now_ns);
-  if (result.buckets) {
-    if (const auto generation = bond_.publish_assignment(*result.buckets, now_ns, "flowlet moves"))
-      scheduler_.note_published(*generation);
+  for (std::size_t c = 0; c < lanes_.size(); ++c) {
+    period(c, now_ns);
+    finish_pending_hash(c, now_ns);
   }
-  const Snapshot snap = scheduler_.snapshot();
-  // Log the changes this period added (the history is bounded; count from the total).
+  return next_wakeup_ns();
+}
+
+void BondScheduler::release(std::size_t c, std::uint64_t now_ns) {
+  Lane& lane = lanes_[c];
+  gather_activity(c, now_ns);
+  if (auto table =
+          lane.scheduler.release(now_ns, lane.inputs, lane.activity, bond_.assignment(c))) {
+    if (const auto generation = bond_.publish_assignment(c, *table, now_ns, "moves completed"))
+      lane.scheduler.note_published(*generation);
+  }
+}
+
+void BondScheduler::period(std::size_t c, std::uint64_t now_ns) {
+  Lane& lane = lanes_[c];
+  // A class under hash with nothing on its way, while the workers record no activity at all (no
+  // class is under a flowlet policy): its counts cannot have moved, so reading them (buckets x
+  // workers) would only cost the protocol loop. While any class records, every class's counts
+  // are read, so a later switch from hash does not see them jump by all that hash sent.
+  const bool still = lane.scheduler.policy() == PolicyKind::kHash && !lane.scheduler.settling() &&
+                     lane.scheduler.moves_in_progress() == 0 && !bond_.records_activity();
+  if (!still) gather_activity(c, now_ns);
+  const StepResult result =
+      lane.scheduler.step(now_ns, lane.inputs, lane.activity, bond_.assignment(c));
+  if (result.weights) bond_.set_weight_targets(c, *result.weights, now_ns);
+  if (result.buckets) {
+    if (const auto generation =
+            bond_.publish_assignment(c, *result.buckets, now_ns, "flowlet moves"))
+      lane.scheduler.note_published(*generation);
+  }
+  log_weight_changes(c);
+}
+
+// Logs the changes this period added (the history is bounded; count from the total).
+void BondScheduler::log_weight_changes(std::size_t c) {
+  Lane& lane = lanes_[c];
+  const Snapshot snap = lane.scheduler.snapshot();
   const std::uint64_t fresh =
-      std::min<std::uint64_t>(snap.weight_changes - history_logged_, snap.history.size());
+      std::min<std::uint64_t>(snap.weight_changes - lane.history_logged, snap.history.size());
+  const classify::ClassifierSpec& classes = bond_.config().classes;
+  const std::string in_class =
+      c < classes.classes.size() ? " in class " + classes.classes[c].name : "";
   for (std::size_t i = snap.history.size() - fresh; i < snap.history.size(); ++i) {
     const WeightChange& change = snap.history[i];
     const std::vector<std::string>& names = bond_.config().members;
     const std::string member =
         change.member < names.size() ? names[change.member] : "#" + std::to_string(change.member);
-    BRAID_LOG_TO(kBond, INFO, "bond %s: member %s weight %u -> %u (%s)\n", bond_.name().c_str(),
-                 member.c_str(), change.from, change.to, change.cause.c_str());
+    BRAID_LOG_TO(kBond, INFO, "bond %s: member %s weight %u -> %u%s (%s)\n", bond_.name().c_str(),
+                 member.c_str(), change.from, change.to, in_class.c_str(), change.cause.c_str());
   }
-  history_logged_ = snap.weight_changes;
-  finish_pending_hash(now_ns);
-  return next_wakeup_ns();
+  lane.history_logged = snap.weight_changes;
 }
 
-void BondScheduler::finish_pending_hash(std::uint64_t now_ns) {
-  if (hash_pending_ && scheduler_.moves_in_progress() == 0 && !scheduler_.settling())
-    apply_policy(now_ns);
+void BondScheduler::finish_pending_hash(std::size_t c, std::uint64_t now_ns) {
+  const Lane& lane = lanes_[c];
+  if (lane.hash_pending && lane.scheduler.moves_in_progress() == 0 && !lane.scheduler.settling())
+    apply_policy(c, now_ns);
 }
 
 bool BondScheduler::set_policy(const std::string& name, std::uint64_t now_ns, std::string& error) {
@@ -194,9 +260,38 @@ bool BondScheduler::set_policy(const std::string& name, std::uint64_t now_ns, st
     error = "unknown policy \"" + name + "\" (known: hash, wrr, lqf, adaptive)";
     return false;
   }
-  scheduler_.set_policy(*kind, now_ns);
-  apply_policy(now_ns);
+  policy_ = *kind;
+  for (std::size_t c = 0; c < lanes_.size(); ++c) {
+    if (lanes_[c].own_policy) continue;
+    lanes_[c].scheduler.set_policy(*kind, now_ns);
+    apply_policy(c, now_ns);
+  }
   return true;
+}
+
+bool BondScheduler::set_class_policy(const std::string& class_name, const std::string& policy,
+                                     std::uint64_t now_ns, std::string& error) {
+  const std::vector<classify::ClassSpec>& classes = bond_.config().classes.classes;
+  std::string known;
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    if (classes[c].name != class_name) {
+      known += (known.empty() ? "" : ", ") + classes[c].name;
+      continue;
+    }
+    const std::optional<PolicyKind> kind = parse_policy(policy);
+    if (!kind) {
+      error = "unknown policy \"" + policy + "\" (known: hash, wrr, lqf, adaptive)";
+      return false;
+    }
+    lanes_[c].own_policy = true;
+    lanes_[c].scheduler.set_policy(*kind, now_ns);
+    apply_policy(c, now_ns);
+    return true;
+  }
+  error = classes.empty() ? "bond " + bond_.name() + " has no traffic classes"
+                          : "bond " + bond_.name() + " has no class " + class_name +
+                                " (its classes: " + known + ")";
+  return false;
 }
 
 bool BondScheduler::set_weight(std::size_t member, std::uint32_t weight, std::uint64_t now_ns,
@@ -205,10 +300,17 @@ bool BondScheduler::set_weight(std::size_t member, std::uint32_t weight, std::ui
     error = "member must be 0.." + std::to_string(bond_.member_count() - 1) + " and weight 1..1000";
     return false;
   }
-  scheduler_.set_weight(member, weight, now_ns);
-  if (scheduler_.policy() != PolicyKind::kHash)
-    bond_.set_weight_targets(scheduler_.weights(), now_ns);
+  for (std::size_t c = 0; c < lanes_.size(); ++c) {
+    lanes_[c].scheduler.set_weight(member, weight, now_ns);
+    if (lanes_[c].scheduler.policy() != PolicyKind::kHash)
+      bond_.set_weight_targets(c, lanes_[c].scheduler.weights(), now_ns);
+  }
   return true;
+}
+
+void BondScheduler::set_flowlet_gap_us(std::uint32_t gap_us) {
+  for (Lane& lane : lanes_)
+    lane.scheduler.set_flowlet_gap_ns(gap_us * 1000ull);
 }
 
 }  // namespace braid::sched

@@ -1,8 +1,10 @@
 // A bond's scheduler bound to DPDK, on the control thread: every period it reads the workers'
 // bucket activity arrays, the members' queue depths and congestion counters, runs the pure
 // scheduler (lib/sched) and applies the result through the bond's hooks (weights for quotas,
-// flowlet moves published over RCU). Every weight change is logged with its cause and kept in
-// the scheduler's bounded history for the console.
+// flowlet moves published over RCU). Each traffic class has a pure scheduler of its own over its
+// own table, with its own policy (classes.list[].policy, or the bond's) and the members its
+// table may use; the members' queues and counters are read once for all. Every weight change is
+// logged with its cause and kept in the scheduler's bounded history for the console.
 #pragma once
 
 #include <cstdint>
@@ -37,52 +39,77 @@ class BondScheduler {
   // `source` may be null (no congestion feedback).
   BondScheduler(bond::Bond& bond, Settings settings, std::unique_ptr<congestion::Source> source);
 
-  // Applies the configured policy to the bond (wrr weights as the first table's quotas).
+  // Applies the configured policies to the bond (wrr weights as the first table's quotas).
   void start(std::uint64_t now_ns);
   // Runs a period when one is due, and ends holds that are due between periods (held moves,
   // lib/sched/held_moves.hpp); returns when it next has work.
   std::uint64_t poll(std::uint64_t now_ns);
 
   // Console: `set bond <b> policy|weight|flowlet gap`. False with `error` set on a bad value.
+  // The policy applies to every class whose config names none (own_policy(c) false).
   bool set_policy(const std::string& name, std::uint64_t now_ns, std::string& error);
+  // `set bond <b> class <c> policy`: class c's own policy from now on (own_policy(c) true).
+  bool set_class_policy(const std::string& class_name, const std::string& policy,
+                        std::uint64_t now_ns, std::string& error);
   bool set_weight(std::size_t member, std::uint32_t weight, std::uint64_t now_ns,
                   std::string& error);
-  void set_flowlet_gap_us(std::uint32_t gap_us) { scheduler_.set_flowlet_gap_ns(gap_us * 1000ull); }
+  void set_flowlet_gap_us(std::uint32_t gap_us);
   void set_queue_depth(QueueDepthFn fn) { queue_depth_ = std::move(fn); }
   // Where the lateness of its periods is recorded (the protocol loop's DeadlineLag).
   void set_lag(DeadlineLag* lag) { lag_ = lag; }
 
-  Snapshot snapshot() const { return scheduler_.snapshot(); }
+  // The first class's (a bond without classes has one), or class c's.
+  Snapshot snapshot(std::size_t class_id = 0) const {
+    return lanes_[class_id].scheduler.snapshot();
+  }
+  const Scheduler& scheduler(std::size_t class_id = 0) const { return lanes_[class_id].scheduler; }
+  std::size_t class_count() const { return lanes_.size(); }
+  // The bond's policy: scheduler.policy or the last `set bond <b> policy`.
+  PolicyKind policy() const { return policy_; }
+  // Whether class c's config names its policy (`set bond <b> policy` leaves it alone).
+  bool own_policy(std::size_t class_id) const { return lanes_[class_id].own_policy; }
   // What reading the congestion source cost the control thread in one period, all members
   // together (mlx5: one ethtool statistics query per member, which the NIC's firmware answers).
   std::uint64_t counters_read_ns() const { return counters_read_ns_; }
   std::uint64_t counters_read_max_ns() const { return counters_read_max_ns_; }
-  const Scheduler& scheduler() const { return scheduler_; }
   congestion::Source* source() { return source_.get(); }
 
  private:
-  void apply_policy(std::uint64_t now_ns);
-  void finish_pending_hash(std::uint64_t now_ns);
-  void gather_activity(std::uint64_t now_ns);
+  // One class's scheduler and what it reads.
+  struct Lane {
+    Lane(Settings settings, std::size_t members, std::uint32_t buckets, bool own);
+    Scheduler scheduler;
+    std::vector<BucketActivity> activity;
+    ActivityCounts counts;
+    std::vector<MemberInput> inputs;  // the bond's, with the members this class may use
+    std::size_t history_logged = 0;
+    std::uint64_t recording_since_ns = 0;  // when workers last started recording for it
+    bool hash_pending = false;  // switched to hash; applied once the moves in progress complete
+    bool own_policy = false;
+  };
+
+  void apply_policy(std::size_t class_id, std::uint64_t now_ns);
+  void finish_pending_hash(std::size_t class_id, std::uint64_t now_ns);
+  void gather_activity(std::size_t class_id, std::uint64_t now_ns);
   void gather_inputs(std::uint64_t now_ns);
+  void period(std::size_t class_id, std::uint64_t now_ns);
+  void release(std::size_t class_id, std::uint64_t now_ns);
+  void log_weight_changes(std::size_t class_id);
   void note_counters_read(std::uint64_t reading_ns);
   std::uint64_t next_wakeup_ns() const;
 
   bond::Bond& bond_;
-  Scheduler scheduler_;
+  std::vector<Lane> lanes_;
   std::unique_ptr<congestion::Source> source_;
   QueueDepthFn queue_depth_;
   DeadlineLag* lag_ = nullptr;
-  std::vector<BucketActivity> activity_;
-  ActivityCounts counts_;
   std::vector<MemberInput> inputs_;
-  std::size_t history_logged_ = 0;
+  PolicyKind policy_ = PolicyKind::kHash;
+  std::uint64_t period_ns_ = 0;
   std::uint64_t next_ns_ = 0;
-  std::uint64_t recording_since_ns_ = 0;  // when workers last started recording activity
   std::uint64_t counters_read_ns_ = 0;
   std::uint64_t counters_read_max_ns_ = 0;
   bool slow_read_logged_ = false;
-  bool hash_pending_ = false;  // switched to hash; applied once the moves in progress complete
 };
 
 }  // namespace braid::sched

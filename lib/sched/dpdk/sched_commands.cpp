@@ -58,12 +58,27 @@ std::string member_name(const std::vector<bond::MemberStatus>& members, std::siz
   return m < members.size() ? members[m].name : std::to_string(m);
 }
 
+// A bond with traffic classes: each class's own scheduler (the members table above is the
+// first class's).
+void show_class_schedulers(const ScheduledBond& b, Output& section) {
+  const classify::ClassifierSpec& spec = b.bond->config().classes;
+  control::Table& table =
+      section.table("classes", {"class", "policy", "own_policy", "bucket_moves", "held_moves",
+                                "holding", "settling", "weight_changes"});
+  for (std::size_t c = 0; c < b.scheduler->class_count(); ++c) {
+    const Snapshot snap = b.scheduler->snapshot(c);
+    table.row({c < spec.classes.size() ? spec.classes[c].name : std::to_string(c),
+               std::string(policy_name(snap.policy)), b.scheduler->own_policy(c), snap.moves,
+               snap.held_moves, snap.holding, snap.settling, snap.weight_changes});
+  }
+}
+
 void show_scheduler(const ScheduledBond& b, Output& out) {
   const std::uint64_t now = monotonic_ns();
   const Snapshot snap = b.scheduler->snapshot();
   const std::vector<bond::MemberStatus> members = b.bond->members();
   Output& section = out.section(b.bond->name());
-  section.value("policy", std::string(policy_name(snap.policy)));
+  section.value("policy", std::string(policy_name(b.scheduler->policy())));
   section.value("flowlet_gap_us", snap.flowlet_gap_ns / 1000);
   section.value("period_ms", fixed(static_cast<double>(snap.period_ns) / 1e6, "%.1f"));
   section.value("periods", snap.periods);
@@ -101,6 +116,7 @@ void show_scheduler(const ScheduledBond& b, Output& out) {
                counter(CongestionCounters::kDiscards, c.discards), Value::optional(ms.queue_depth),
                fixed(ms.load, "%.1f")});
   }
+  if (b.scheduler->class_count() > 1) show_class_schedulers(b, section);
   control::Table& history =
       section.table("weight_history", {"age", "member", "from", "to", "cause"});
   const std::size_t first =
@@ -193,7 +209,31 @@ void register_sched_commands(control::ControlPlane& control, std::vector<Schedul
                    return;
                  }
                  out.line("bond " + b->bond->name() + ": policy " + name);
+                 std::string kept;
+                 for (std::size_t c = 0; c < b->scheduler->class_count(); ++c) {
+                   if (b->scheduler->own_policy(c))
+                     kept += (kept.empty() ? "" : ", ") + b->bond->config().classes.classes[c].name;
+                 }
+                 if (!kept.empty()) out.line("classes with a policy of their own keep it: " + kept);
                });
+  commands.define_param("class", {.help = "a traffic class of the bond (bonds[].classes.list)"});
+  commands.add(
+      "set bond <bond> class <class> policy hash|wrr|lqf|adaptive",
+      "one traffic class's own distribution policy (doc/classes.md)",
+      [bonds](const Args& args, Output& out) {
+        const ScheduledBond* b = find_bond(bonds, args.get("bond"));
+        if (b == nullptr) {
+          out.error("no bond " + args.get("bond"));
+          return;
+        }
+        const std::string name = args.pick({"hash", "wrr", "lqf", "adaptive"}, "hash");
+        std::string error;
+        if (!b->scheduler->set_class_policy(args.get("class"), name, monotonic_ns(), error)) {
+          out.error(error);
+          return;
+        }
+        out.line("bond " + b->bond->name() + ": class " + args.get("class") + " policy " + name);
+      });
   commands.add(
       "set bond <bond> weight <member> <weight>",
       "a member's configured weight: wrr and adaptive use weights; hash and lqf give "
@@ -229,7 +269,7 @@ void register_sched_commands(control::ControlPlane& control, std::vector<Schedul
         }
         out.line("bond " + b->bond->name() + ": member " + it->name + " weight " +
                  std::to_string(weight));
-        const PolicyKind policy = b->scheduler->snapshot().policy;
+        const PolicyKind policy = b->scheduler->policy();
         if (policy == PolicyKind::kHash || policy == PolicyKind::kLqf) {
           out.line("policy " + std::string(policy_name(policy)) +
                    " ignores weights: this one applies under wrr or adaptive");

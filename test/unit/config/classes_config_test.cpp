@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "config/config_loader.hpp"
 #include "config_text.hpp"
@@ -40,6 +41,17 @@ TEST(ClassesConfig, StorageGatewayExample) {
   EXPECT_TRUE(spec.rules[3].roce);
   EXPECT_EQ(classify::describe(spec.rules[3]), "inner roce_opcode 6,7,8,10 roce_dest_qp 256-511");
   EXPECT_EQ(classify::describe(spec.rules[4]), "protocol udp,sctp src_port 5000-5999");
+  // Members and policy: the ones named, or every member and the bond's policy.
+  const Config pinned = parse_config(two_member_bond("classes") +
+                                         "\n      default: b\n      list: [{name: a, members: "
+                                         "[m1], policy: lqf}, {name: b}]\n      rules: [{class: "
+                                         "a, pcp: 3}]\n",
+                                     "c.yaml");
+  const classify::ClassifierSpec& two = pinned.bonds[0].classes;
+  EXPECT_EQ(two.classes[0].members, std::vector<std::uint16_t>{1});
+  EXPECT_EQ(two.classes[0].policy, "lqf");
+  EXPECT_TRUE(two.classes[1].members.empty());
+  EXPECT_TRUE(two.classes[1].policy.empty());
   // No classes section: no classes.
   EXPECT_FALSE(
       parse_config(two_member_bond("mode") + "static\n", "c.yaml").bonds[0].classes.enabled());
@@ -109,6 +121,22 @@ INSTANTIATE_TEST_SUITE_P(
         BadClasses{"roce_false_with_qp",
                    kTwo + "        - {class: a, roce: false, roce_dest_qp: 5}\n",
                    "rules[0].roce: roce_opcode and roce_dest_qp match only RoCEv2 frames"},
+        BadClasses{"class_member_not_in_bond",
+                   "\n      default: a\n      list: [{name: a, members: [m0, p9]}]\n",
+                   "classes.list[0].members[1]: \"p9\" is not a member of the bond (members: "
+                   "m0, m1)"},
+        BadClasses{"class_member_twice",
+                   "\n      default: a\n      list: [{name: a, members: [m1, m1]}]\n",
+                   "classes.list[0].members[1]: member \"m1\" is listed twice"},
+        BadClasses{"class_members_empty",
+                   "\n      default: a\n      list: [{name: a, members: []}]\n",
+                   "classes.list[0].members: an empty list"},
+        BadClasses{"class_policy_unknown",
+                   "\n      default: a\n      list: [{name: a, policy: fastest}]\n",
+                   "classes.list[0].policy: unknown policy \"fastest\" (known: hash, wrr, lqf, "
+                   "adaptive)"},
+        BadClasses{"class_unknown_key", "\n      default: a\n      list: [{name: a, share: 5}]\n",
+                   "classes.list[0]: unknown key \"share\""},
         BadClasses{"qp_above_24_bits", kTwo + "        - {class: a, roce_dest_qp: 16777216}\n",
                    "roce_dest_qp: 16777216 is out of range (0..16777215)"}),
     [](const testing::TestParamInfo<BadClasses>& param_info) {
