@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "health/signal.hpp"
@@ -63,6 +64,17 @@ class PausedQueue {
   std::uint64_t tx_packets_ = 0;
   std::vector<PfcStormEvent> events_;
 };
+
+void expect_event(const PfcStormEvent& event, PfcStormEventKind kind, std::uint64_t at_ms,
+                  std::uint64_t pause_frames, std::uint64_t duration_ms,
+                  const std::string& evidence) {
+  EXPECT_EQ(event.kind, kind);
+  EXPECT_EQ(event.priority, kRoce);
+  EXPECT_EQ(event.at_ns, at_ms * kMs);
+  EXPECT_EQ(event.pause_frames, pause_frames);
+  EXPECT_EQ(event.duration_ns, duration_ms * kMs);
+  EXPECT_EQ(event.evidence, evidence);
+}
 
 TEST(PfcStorm, TheDefaultsAreValidAndOutOfRangeSettingsSaySo) {
   EXPECT_EQ(settings_error(PfcStormSettings{}), "");
@@ -170,25 +182,14 @@ TEST(PfcStorm, TheEndIsReportedWithItsEvidence) {
   queue.run(1500, true);
   queue.run(2000, false);
   ASSERT_EQ(queue.events_.size(), 2u);
-  const PfcStormEvent& began = queue.events_[0];
-  EXPECT_EQ(began.kind, PfcStormEventKind::storm_began);
-  EXPECT_EQ(began.priority, kRoce);
-  EXPECT_EQ(began.at_ns, 200 * kMs);
-  EXPECT_EQ(began.pause_frames, 100u);
-  EXPECT_EQ(began.duration_ns, 100 * kMs);
-  EXPECT_EQ(began.evidence,
-            "priority 3: 100 pause frames in 100 ms while its TX queue sent nothing (256 "
-            "descriptors waiting)");
-  const PfcStormEvent& ended = queue.events_[1];
-  EXPECT_EQ(ended.kind, PfcStormEventKind::storm_ended);
-  EXPECT_EQ(ended.at_ns, 1700 * kMs);
-  EXPECT_EQ(ended.pause_frames, 1300u);
-  EXPECT_EQ(ended.duration_ns, 1500 * kMs);
-  EXPECT_EQ(ended.evidence,
-            "priority 3: no pause frames for 200 ms; the storm lasted 1500 ms with 1300 more pause "
-            "frames");
-  EXPECT_STREQ(to_string(began.kind), "storm_began");
-  EXPECT_STREQ(to_string(ended.kind), "storm_ended");
+  expect_event(queue.events_[0], PfcStormEventKind::storm_began, 200, 100, 100,
+               "priority 3: 100 pause frames in 100 ms while its TX queue sent nothing (256 "
+               "descriptors waiting)");
+  expect_event(queue.events_[1], PfcStormEventKind::storm_ended, 1700, 1300, 1500,
+               "priority 3: no pause frames for 200 ms; the storm lasted 1500 ms with 1300 more "
+               "pause frames");
+  EXPECT_STREQ(to_string(PfcStormEventKind::storm_began), "storm_began");
+  EXPECT_STREQ(to_string(PfcStormEventKind::storm_ended), "storm_ended");
 }
 
 TEST(PfcStorm, AStormThatRestartsWithinTheRestoreTimeStaysAStorm) {
