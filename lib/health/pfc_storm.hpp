@@ -18,8 +18,8 @@
 // does a burst of pauses shorter than storm_detect_ms. This is the switch PFC watchdogs' test:
 // Juniper's watchdog declares a stall when a queue with a running pause timer has packets and
 // transmitted none since the last poll; SONiC on NVIDIA Spectrum requires packets queued, none sent
-// and pause frames arriving (sonic-swss #3036); Cisco Nexus checks whether the no-drop queue drains
-// within the watchdog interval.
+// and pauses blocking the queue for 99% of the interval (sonic-swss #3036); Cisco Nexus checks
+// whether the no-drop queue drains within the watchdog interval.
 //
 // Restoration follows SONiC's (pfcwd: "no PFC frame received over the restoration time"): the
 // storm ends storm_restore_ms after the last sample that saw a pause, whatever the queue does (the
