@@ -1,10 +1,14 @@
 // 100k random flows into 256 buckets per policy: the chi-square statistic must stay under the
-// 99% quantile for 255 degrees of freedom. Fixed seed, so the test is deterministic.
+// 99% quantile for 255 degrees of freedom. Fixed seed, so the test is deterministic. And the l34
+// fast paths' IPv4 and IPv6 hashes over a bond's 4096 buckets, for flows that differ in one
+// field only.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "flow/flow_hash.hpp"
+#include "flow/l34_fast_path.hpp"
 #include "flow/parser.hpp"
 #include "frame_builder.hpp"
 
@@ -108,6 +112,78 @@ TEST(FlowHashUniformity, SequentialPortsSpread) {
     parse_flow_key(ByteSpan(frame), keys[i]);
   }
   expect_uniform(keys, HashPolicy::l34, "sequential ports");
+}
+
+// A bond's table: 4096 buckets, 10,000 flows (2.4 per bucket). chi-square 0.99 quantile for 4095
+// degrees of freedom (Wilson-Hilferty); the fullest bucket of a uniform spread holds about 4x
+// the mean, 6x has a chance below 1e-4.
+constexpr std::size_t kTableFlows = 10'000;
+constexpr unsigned kTableBucketBits = 12;
+constexpr std::size_t kTableBuckets = std::size_t{1} << kTableBucketBits;
+constexpr double kTableChiSquare99 = 4308.5;
+constexpr double kTableMaxOverMean = 6.0;
+
+// The fast path's hashes (equal to the parser's) of `frames` spread over the table, in the
+// high bits the bond indexes it by (hash_bucket) and in the low bits.
+void expect_table_uniform(const std::vector<std::vector<std::uint8_t>>& frames,
+                          const char* traffic) {
+  const FlowHasher l34(HashPolicy::l34);
+  std::vector<std::uint32_t> high(kTableBuckets), low(kTableBuckets);
+  for (const auto& frame : frames) {
+    std::uint32_t hash = 0;
+    ASSERT_TRUE(try_hash_l34(frame, hash)) << traffic;
+    ASSERT_EQ(hash, l34.hash_frame(frame)) << traffic;
+    ++high[hash_bucket(hash, kTableBucketBits)];
+    ++low[hash & (kTableBuckets - 1)];
+  }
+  const double mean = static_cast<double>(frames.size()) / kTableBuckets;
+  for (const auto* buckets : {&high, &low}) {
+    const char* bits = buckets == &high ? "high bits" : "low bits";
+    double chi_square = 0;
+    for (std::uint32_t count : *buckets)
+      chi_square += (count - mean) * (count - mean) / mean;
+    EXPECT_LT(chi_square, kTableChiSquare99) << traffic << ", " << bits;
+    EXPECT_LT(*std::max_element(buckets->begin(), buckets->end()), kTableMaxOverMean * mean)
+        << traffic << ", " << bits;
+  }
+}
+
+// Address `base` with `value` in its last two bytes (the low bits of a prefix's host part).
+template <typename Address>
+Address with_low_bits(Address base, std::size_t value) {
+  base[base.size() - 2] = static_cast<std::uint8_t>(value >> 8);
+  base[base.size() - 1] = static_cast<std::uint8_t>(value);
+  return base;
+}
+
+TEST(FlowHashUniformity, FlowsDifferingInOneFieldSpreadOverABondsTable) {
+  const auto source_port = [](std::size_t i) { return static_cast<std::uint16_t>(32768 + i); };
+  std::vector<std::vector<std::uint8_t>> ipv4_ports, ipv4_sources, ipv6_ports, ipv6_sources,
+      ipv6_destinations;
+  for (std::size_t i = 0; i < kTableFlows; ++i) {
+    const auto build = [](test::FrameBuilder& builder) { return builder.build(64); };
+    test::FrameBuilder a, b, c, d, e;
+    ipv4_ports.push_back(build(a.ethernet(test::kMacB, test::kMacA)
+                                   .ipv4(test::kIpv4A, test::kIpv4B)
+                                   .tcp(source_port(i), 3260)));
+    ipv4_sources.push_back(build(b.ethernet(test::kMacB, test::kMacA)
+                                     .ipv4(with_low_bits(test::kIpv4A, i), test::kIpv4B)
+                                     .tcp(40000, 3260)));
+    ipv6_ports.push_back(build(c.ethernet(test::kMacB, test::kMacA)
+                                   .ipv6(test::kIpv6A, test::kIpv6B)
+                                   .udp(source_port(i), 4420)));
+    ipv6_sources.push_back(build(d.ethernet(test::kMacB, test::kMacA)
+                                     .ipv6(with_low_bits(test::kIpv6A, i), test::kIpv6B)
+                                     .tcp(40000, 4420)));
+    ipv6_destinations.push_back(build(e.ethernet(test::kMacB, test::kMacA)
+                                          .ipv6(test::kIpv6A, with_low_bits(test::kIpv6B, i))
+                                          .tcp(40000, 4420)));
+  }
+  expect_table_uniform(ipv4_ports, "IPv4, sequential source ports");
+  expect_table_uniform(ipv4_sources, "IPv4, sequential source addresses");
+  expect_table_uniform(ipv6_ports, "IPv6, sequential source ports");
+  expect_table_uniform(ipv6_sources, "IPv6, sequential source addresses");
+  expect_table_uniform(ipv6_destinations, "IPv6, sequential destination addresses");
 }
 
 }  // namespace
