@@ -72,7 +72,9 @@ inline bool try_hash_l34_ipv6(ByteSpan frame, std::uint32_t& hash) {
   const bool udp = next_header == 17;
   const std::uint32_t ports = load_be32(frame, kL4);
   const bool rocev2 = udp & ((ports & 0xFFFF) == kRocev2Port);
-  const std::size_t l4_bytes = 8 + (tcp | rocev2 ? kBthBytes : 0);
+  // UDP's 8 bytes; TCP's 20; RoCEv2's UDP header and its 12-byte BTH, 20 too.
+  const bool twenty = tcp | rocev2;
+  const std::size_t l4_bytes = 8 + kBthBytes * std::size_t{twenty};
   // Payload length 0 is a jumbogram (RFC 2675): the frame's end bounds it.
   const std::size_t payload = load_be16(frame, kL3 + 4);
   const std::size_t available = frame.size() - kL4;
