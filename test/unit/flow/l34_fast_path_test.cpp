@@ -125,44 +125,31 @@ TEST(L34FastPath, DeclinesWhatItDoesNotHandle) {
   EXPECT_TRUE(declined(roce, 37, 0xb7));  // UDP port 4791: not the plain IPv4 path's
 }
 
-TEST(L34FastPath, HashesIpv4Rocev2ByItsQueuePair) {
-  std::mt19937 random(3);
-  std::vector<std::uint8_t> frame = ipv4_frame(random, 17, 64);
-  frame[36] = 0x12;  // UDP destination port 4791
-  frame[37] = 0xb7;
+// A RoCEv2 frame whose UDP header starts at `l4`: hashed by its BTH's destination QP (bytes
+// l4 + 13..15), not by its ports, the same in the fast path and the parser.
+void expect_hashed_by_queue_pair(std::vector<std::uint8_t> frame, std::size_t l4) {
+  frame[l4 + 2] = 0x12;  // UDP destination port 4791
+  frame[l4 + 3] = 0xb7;
   const FlowHasher l34(HashPolicy::l34);
   std::uint32_t first = 0;
   ASSERT_TRUE(try_hash_l34(frame, first));
   EXPECT_EQ(first, l34.hash_frame(frame));
-  frame[34] ^= 0x40;  // another UDP source port: the same QP, the same flow
+  frame[l4] ^= 0x40;  // another UDP source port: the same QP, the same flow
   std::uint32_t second = 0;
   ASSERT_TRUE(try_hash_l34(frame, second));
   EXPECT_EQ(first, second);
-  frame[49] ^= 0x01;  // another destination QP
-  ASSERT_TRUE(try_hash_l34(frame, second));
-  EXPECT_NE(first, second);
-}
-
-// RoCEv2 over IPv6 (UDP destination 4791 at bytes 56-57, the BTH's DestQP at 67..69).
-TEST(L34FastPath, HashesIpv6Rocev2ByItsQueuePair) {
-  std::mt19937 random(5);
-  std::vector<std::uint8_t> frame = ipv6_frame(random, 17, 80);
-  frame[56] = 0x12;
-  frame[57] = 0xb7;
-  const FlowHasher l34(HashPolicy::l34);
-  std::uint32_t first = 0;
-  ASSERT_TRUE(try_hash_l34(frame, first));
-  EXPECT_EQ(first, l34.hash_frame(frame));
-  frame[54] ^= 0x40;  // another UDP source port: the same QP, the same flow
-  std::uint32_t second = 0;
-  ASSERT_TRUE(try_hash_l34(frame, second));
-  EXPECT_EQ(first, second);
-  frame[69] ^= 0x01;  // another destination QP
+  frame[l4 + 15] ^= 0x01;  // another destination QP
   ASSERT_TRUE(try_hash_l34(frame, second));
   EXPECT_NE(first, second);
   EXPECT_EQ(second, l34.hash_frame(frame));
   // The BTH cut short: the parser's job (it hashes the ports, the key has no QP).
-  EXPECT_FALSE(try_hash_l34(ByteSpan(frame.data(), 73), second));
+  EXPECT_FALSE(try_hash_l34(ByteSpan(frame.data(), l4 + 8 + 11), second));
+}
+
+TEST(L34FastPath, HashesRocev2ByItsQueuePair) {
+  std::mt19937 random(3);
+  expect_hashed_by_queue_pair(ipv4_frame(random, 17, 64), 34);
+  expect_hashed_by_queue_pair(ipv6_frame(random, 17, 80), 54);
 }
 
 // Every byte of both IPv6 addresses and of the ports is hashed, and each in its own position.

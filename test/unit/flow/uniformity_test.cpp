@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <random>
+#include <string>
+#include <utility>
 
 #include "flow/flow_hash.hpp"
 #include "flow/l34_fast_path.hpp"
@@ -156,34 +158,40 @@ Address with_low_bits(Address base, std::size_t value) {
   return base;
 }
 
-TEST(FlowHashUniformity, FlowsDifferingInOneFieldSpreadOverABondsTable) {
-  const auto source_port = [](std::size_t i) { return static_cast<std::uint16_t>(32768 + i); };
-  std::vector<std::vector<std::uint8_t>> ipv4_ports, ipv4_sources, ipv6_ports, ipv6_sources,
-      ipv6_destinations;
-  for (std::size_t i = 0; i < kTableFlows; ++i) {
-    const auto build = [](test::FrameBuilder& builder) { return builder.build(64); };
-    test::FrameBuilder a, b, c, d, e;
-    ipv4_ports.push_back(build(a.ethernet(test::kMacB, test::kMacA)
-                                   .ipv4(test::kIpv4A, test::kIpv4B)
-                                   .tcp(source_port(i), 3260)));
-    ipv4_sources.push_back(build(b.ethernet(test::kMacB, test::kMacA)
-                                     .ipv4(with_low_bits(test::kIpv4A, i), test::kIpv4B)
-                                     .tcp(40000, 3260)));
-    ipv6_ports.push_back(build(c.ethernet(test::kMacB, test::kMacA)
-                                   .ipv6(test::kIpv6A, test::kIpv6B)
-                                   .udp(source_port(i), 4420)));
-    ipv6_sources.push_back(build(d.ethernet(test::kMacB, test::kMacA)
-                                     .ipv6(with_low_bits(test::kIpv6A, i), test::kIpv6B)
-                                     .tcp(40000, 4420)));
-    ipv6_destinations.push_back(build(e.ethernet(test::kMacB, test::kMacA)
-                                          .ipv6(test::kIpv6A, with_low_bits(test::kIpv6B, i))
-                                          .tcp(40000, 4420)));
+enum class Varies { source_port, source_address, destination_address };
+
+// Flow `i` of 10,000 that differ in `varies` only: TCP from port 32768 + i, or from (to) the
+// address with i in its last two bytes.
+std::vector<std::uint8_t> one_field_flow(bool ipv6, Varies varies, std::size_t i) {
+  const std::uint16_t source_port =
+      static_cast<std::uint16_t>(varies == Varies::source_port ? 32768 + i : 40000);
+  const bool source = varies == Varies::source_address;
+  const bool destination = varies == Varies::destination_address;
+  test::FrameBuilder builder;
+  builder.ethernet(test::kMacB, test::kMacA);
+  if (ipv6) {
+    builder.ipv6(source ? with_low_bits(test::kIpv6A, i) : test::kIpv6A,
+                 destination ? with_low_bits(test::kIpv6B, i) : test::kIpv6B);
+  } else {
+    builder.ipv4(source ? with_low_bits(test::kIpv4A, i) : test::kIpv4A,
+                 destination ? with_low_bits(test::kIpv4B, i) : test::kIpv4B);
   }
-  expect_table_uniform(ipv4_ports, "IPv4, sequential source ports");
-  expect_table_uniform(ipv4_sources, "IPv4, sequential source addresses");
-  expect_table_uniform(ipv6_ports, "IPv6, sequential source ports");
-  expect_table_uniform(ipv6_sources, "IPv6, sequential source addresses");
-  expect_table_uniform(ipv6_destinations, "IPv6, sequential destination addresses");
+  return builder.tcp(source_port, 4420).build(64);
+}
+
+TEST(FlowHashUniformity, FlowsDifferingInOneFieldSpreadOverABondsTable) {
+  const std::pair<Varies, const char*> fields[] = {
+      {Varies::source_port, "sequential source ports"},
+      {Varies::source_address, "sequential source addresses"},
+      {Varies::destination_address, "sequential destination addresses"}};
+  for (const bool ipv6 : {false, true}) {
+    for (const auto& [varies, name] : fields) {
+      std::vector<std::vector<std::uint8_t>> frames;
+      for (std::size_t i = 0; i < kTableFlows; ++i)
+        frames.push_back(one_field_flow(ipv6, varies, i));
+      expect_table_uniform(frames, (std::string(ipv6 ? "IPv6, " : "IPv4, ") + name).c_str());
+    }
+  }
 }
 
 }  // namespace
