@@ -92,8 +92,9 @@ inline __m128i ipv6_extra_shares(const std::array<const std::uint8_t*, kL34Lanes
 }
 
 // Where a group's lanes read: a frame too short for the loads reads a zero frame instead, which
-// fails the EtherType checks. `flow_bytes` and `bth_bytes`: an IPv6 lane's flow words and BTH lie
-// kIpv6L4Shift bytes further on than an IPv4 lane's.
+// fails the EtherType checks. `flow_bytes` (set only where a lane is IPv6; else `bytes`) and
+// `bth_bytes`: an IPv6 lane's flow words and BTH lie kIpv6L4Shift bytes further on than an IPv4
+// lane's.
 struct Lanes {
   std::array<ByteSpan, kL34Lanes> frames;  // past the tags
   std::array<const std::uint8_t*, kL34Lanes> bytes;
@@ -111,7 +112,8 @@ template <bool kIpv6>
   // protocol | (checksum), or EtherType + version/class/flow label | payload length | next
   // header + hop limit + (source). Bytes 26..41 (IPv6: 46..61): source | destination | ports |
   // (payload), or the destination's last two words | ports | (payload).
-  const Transposed flow = load_transposed(lanes.flow_bytes, 26);
+  const auto& flow_bytes = kIpv6 ? lanes.flow_bytes : lanes.bytes;
+  const Transposed flow = load_transposed(flow_bytes, 26);
   // As try_hash_l34_ipv4: 08 00 45, not a fragment.
   const __m128i ipv4 =
       _mm_cmpeq_epi32(_mm_and_si128(header.word0, splat(0x00FFFFFF)), splat(0x00450008));
@@ -172,7 +174,7 @@ template <bool kIpv6>
                               share(flow_word, C::kPortsSecret, C::kPortsMultiplier));
   if constexpr (kIpv6) {
     sum = _mm_add_epi32(
-        sum, _mm_and_si128(ipv6_extra_shares(lanes.flow_bytes), _mm_and_si128(ipv6, accepted)));
+        sum, _mm_and_si128(ipv6_extra_shares(flow_bytes), _mm_and_si128(ipv6, accepted)));
   }
   __m128i h = _mm_xor_si128(sum, splat(C::kSeed));
   h = _mm_xor_si128(h, _mm_srli_epi32(h, 16));
@@ -214,10 +216,10 @@ template <bool kIpv6>
   const __m128i ipv6 =
       _mm_cmpeq_epi32(_mm_and_si128(header.word0, splat(0x00F0FFFF)), splat(0x0060DD86));
   const auto ipv6_lanes = static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(ipv6)));
-  lanes.flow_bytes = lanes.bytes;
   // One branch per group, predicted on bursts of one family (as the caller's branch on declined
   // lanes was when IPv6 lanes went one by one); only IPv6 lanes pay for their longer headers.
   if (ipv6_lanes == 0) return hash_l34_lanes<false>(lanes, header, ipv6, hashes);
+  lanes.flow_bytes = lanes.bytes;
   for (unsigned i = 0; i < kL34Lanes; ++i) {
     if ((ipv6_lanes >> i & 1) == 0) continue;
     const ByteSpan frame = lanes.frames[i];
