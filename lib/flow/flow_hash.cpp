@@ -1,8 +1,8 @@
 // Field selection per policy. Every policy feeds fixed words to the Mixer: fields a packet lacks
 // are zero in the key (see FlowKey), so IPv4 and IPv6, TCP and ICMP take the same path and the
-// only branch per packet is "is there an IP header at all". The exception is l34 over IPv4, the
-// commonest case on a data path: it has its own 32-bit hash
-// (ipv4_l34_hash.hpp) that the fast paths compute straight from frames.
+// only branch per packet is "is there an IP header at all". The exception is l34, the commonest
+// case on a data path: it has its own 32-bit hashes (ipv4_l34_hash.hpp, ipv6_l34_hash.hpp) that
+// the fast paths compute straight from frames.
 #include "flow/flow_hash.hpp"
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 #include <string>
 
 #include "flow/ipv4_l34_hash.hpp"
+#include "flow/ipv6_l34_hash.hpp"
 #include "flow/mixer.hpp"
 #include "flow/parser.hpp"
 
@@ -79,17 +80,14 @@ std::uint32_t hash_l23(const FlowKey& key) {
 
 std::uint32_t hash_l34(const FlowKey& key) {
   if (!key.has(kLayerL3)) return hash_l2(key);
+  const std::uint32_t flow = key.has(kLayerRoce)
+                                 ? rocev2_flow_word(key.l4.roce_dest_qp)
+                                 : (std::uint32_t{key.l4.src_port} << 16) | key.l4.dst_port;
   if (key.l3.version == 4) {
-    const std::uint32_t flow = key.has(kLayerRoce)
-                                   ? rocev2_flow_word(key.l4.roce_dest_qp)
-                                   : (std::uint32_t{key.l4.src_port} << 16) | key.l4.dst_port;
     return hash_ipv4_l34(ipv4_address_word(key.l3.src_addr.data()),
                          ipv4_address_word(key.l3.dst_addr.data()), flow);
   }
-  Mixer mixer(kFlowHashSeed);
-  add_addresses(mixer, key.l3);
-  mixer.add(l4_word(key.l4, key.has(kLayerRoce)));
-  return mixer.finish();
+  return hash_ipv6_l34(key.l3.src_addr.data(), key.l3.dst_addr.data(), flow);
 }
 
 // Innermost IP header: the tunnel's payload when it parsed as IP, else the outer one.

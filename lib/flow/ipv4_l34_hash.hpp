@@ -48,19 +48,24 @@ constexpr std::uint32_t ipv4_l34_share(std::uint32_t word, std::uint32_t secret,
   return product ^ (product >> 16);
 }
 
-constexpr std::uint32_t hash_ipv4_l34(std::uint32_t src_word, std::uint32_t dst_word,
-                                      std::uint32_t ports) {
+// The shares' sum through the MurmurHash3 finaliser (the IPv6 hash ends the same way).
+constexpr std::uint32_t finish_l34(std::uint32_t sum) {
   using C = Ipv4L34HashConstants;
-  std::uint32_t h = ipv4_l34_share(src_word, C::kSrcSecret, C::kSrcMultiplier) +
-                    ipv4_l34_share(dst_word, C::kDstSecret, C::kDstMultiplier) +
-                    ipv4_l34_share(ports, C::kPortsSecret, C::kPortsMultiplier);
-  h ^= C::kSeed;
+  std::uint32_t h = sum ^ C::kSeed;
   h ^= h >> 16;
   h *= C::kFinishMultiplier1;
   h ^= h >> 13;
   h *= C::kFinishMultiplier2;
   h ^= h >> 16;
   return h;
+}
+
+constexpr std::uint32_t hash_ipv4_l34(std::uint32_t src_word, std::uint32_t dst_word,
+                                      std::uint32_t ports) {
+  using C = Ipv4L34HashConstants;
+  return finish_l34(ipv4_l34_share(src_word, C::kSrcSecret, C::kSrcMultiplier) +
+                    ipv4_l34_share(dst_word, C::kDstSecret, C::kDstMultiplier) +
+                    ipv4_l34_share(ports, C::kPortsSecret, C::kPortsMultiplier));
 }
 
 }  // namespace braid::flow

@@ -1,14 +1,14 @@
 // The common case of the l34 policy without building a FlowKey: an unfragmented IPv4 datagram
-// with a 20-byte header, or an IPv6 packet without extension headers, carrying TCP or UDP (IPv4
-// RoCEv2 too, by its QP), untagged or behind one or two VLAN tags (vlan_tags.hpp). It reads the few
-// fields the policy hashes straight from the frame and feeds the same hash function hash_l34
+// with a 20-byte header, or an IPv6 packet without extension headers, carrying TCP or UDP (RoCEv2
+// too, by its QP), untagged or behind one or two VLAN tags (vlan_tags.hpp). It reads the few
+// fields the policy hashes straight from the frame and feeds the same hash functions hash_l34
 // (flow_hash.cpp) uses, so both paths give the same hash for a frame (a unit test checks this over
 // every truncation and random corruption). Anything else returns false and takes the full parser.
 //
-// The IPv4 path has no branch but "accepted": real traffic mixes TCP and UDP packet by packet,
-// and a branch on the protocol was mispredicted about every other packet. Its checks are a few
-// compares and its hash is five 32-bit multiplies (ipv4_l34_hash.hpp). l34_fast_path_x4.hpp
-// does the same for four frames at once.
+// The paths have no branch but "accepted": real traffic mixes TCP and UDP packet by packet,
+// and a branch on the protocol was mispredicted about every other packet. Their checks are a few
+// compares and their hashes 32-bit multiplies (ipv4_l34_hash.hpp, ipv6_l34_hash.hpp).
+// l34_fast_path_x4.hpp does the same for four frames at once.
 #pragma once
 
 #include <algorithm>
@@ -17,7 +17,7 @@
 
 #include "common/bytes.hpp"
 #include "flow/ipv4_l34_hash.hpp"
-#include "flow/mixer.hpp"
+#include "flow/ipv6_l34_hash.hpp"
 #include "flow/vlan_tags.hpp"
 
 namespace braid::flow {
@@ -56,9 +56,13 @@ inline bool try_hash_l34_ipv4(ByteSpan frame, std::uint32_t& hash) {
   return true;
 }
 
+// IPv6 TCP, UDP and RoCEv2 (by its QP, the BTH whole), without a branch but "accepted": the BTH's
+// DestQP word is read in place of the ports for RoCEv2, 12 bytes further on.
 inline bool try_hash_l34_ipv6(ByteSpan frame, std::uint32_t& hash) {
   constexpr std::size_t kL3 = 14;
   constexpr std::size_t kL4 = kL3 + 40;
+  constexpr std::size_t kBthBytes = 12;
+  constexpr std::size_t kDestQpOffset = 8 + 4;  // past the UDP header: a reserved octet, the QP
   if (frame.size() < kL4 + 8) return false;
   const std::uint8_t* bytes = frame.data();
   const bool ipv6 = (bytes[12] == 0x86) & (bytes[13] == 0xdd) & ((bytes[kL3] >> 4) == 6);
@@ -66,22 +70,22 @@ inline bool try_hash_l34_ipv6(ByteSpan frame, std::uint32_t& hash) {
   const std::uint8_t next_header = bytes[kL3 + 6];
   const bool tcp = next_header == 6;
   const bool udp = next_header == 17;
-  const std::size_t l4_bytes = 8 + 12 * std::size_t{tcp};
+  const std::uint32_t ports = load_be32(frame, kL4);
+  const bool rocev2 = udp & ((ports & 0xFFFF) == kRocev2Port);
+  // UDP's 8 bytes; TCP's 20; RoCEv2's UDP header and its 12-byte BTH, 20 too.
+  const bool twenty = tcp | rocev2;
+  const std::size_t l4_bytes = 8 + kBthBytes * std::size_t{twenty};
   // Payload length 0 is a jumbogram (RFC 2675): the frame's end bounds it.
   const std::size_t payload = load_be16(frame, kL3 + 4);
   const std::size_t available = frame.size() - kL4;
   const std::size_t bounded = payload == 0 ? available : std::min(available, payload);
-  const std::uint32_t ports = load_be32(frame, kL4);
-  const bool rocev2 = udp & ((ports & 0xFFFF) == kRocev2Port);
-  const bool accepted = ipv6 & (tcp | udp) & (bounded >= l4_bytes) & !rocev2;
+  const bool accepted = ipv6 & (tcp | udp) & (bounded >= l4_bytes);
   if (!accepted) return false;
-  std::uint64_t words[4];
-  std::memcpy(words, bytes + kL3 + 8, sizeof words);  // source then destination address
-  Mixer mixer(kFlowHashSeed);
-  for (std::uint64_t word : words)
-    mixer.add(word);
-  mixer.add(ports);
-  hash = mixer.finish();
+  // In bounds: a RoCEv2 frame was accepted with the BTH's 12 bytes after the UDP header.
+  const std::uint32_t queue_pair_word = load_be32(frame, kL4 + (rocev2 ? kDestQpOffset : 0));
+  const std::uint32_t flow_word =
+      rocev2 ? rocev2_flow_word(queue_pair_word & 0x00FFFFFF) : queue_pair_word;
+  hash = hash_ipv6_l34(bytes + kL3 + 8, bytes + kL3 + 24, flow_word);
   return true;
 }
 

@@ -23,17 +23,16 @@ ByteSpan first_segment(const rte_mbuf* mbuf) {
   return {rte_pktmbuf_mtod(mbuf, const std::uint8_t*), rte_pktmbuf_data_len(mbuf)};
 }
 
-// The lanes the four-lane path declined (IPv6, options, fragments...): the scalar fast path,
-// then the full parser.
+// The lanes the four-lane path declined (options, fragments, extension headers...): the full
+// parser (the scalar fast path takes no frame the four-lane one declines).
 void hash_declined_lanes(const FlowHasher& hasher, const std::array<ByteSpan, kL34Lanes>& frames,
                          unsigned lanes, unsigned hashed, std::uint32_t* hashes) {
   for (unsigned i = 0; i < lanes; ++i) {
-    if ((hashed >> i & 1) == 0 && !try_hash_l34(frames[i], hashes[i]))
-      hashes[i] = hasher.hash_frame(frames[i]);
+    if ((hashed >> i & 1) == 0) hashes[i] = hasher.hash_frame(frames[i]);
   }
 }
 
-// IPv4 TCP, UDP and RoCEv2, tagged or not, most storage traffic, four frames at a time
+// IPv4 and IPv6 TCP, UDP and RoCEv2, tagged or not, most storage traffic, four frames at a time
 // (l34_fast_path_x4.hpp).
 void hash_l34_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint16_t count,
                     std::uint32_t* hashes) {
@@ -46,7 +45,7 @@ void hash_l34_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint1
         rte_prefetch0(rte_pktmbuf_mtod(mbufs[start + i + kPrefetchDistance], const void*));
       frames[i] = first_segment(mbufs[start + i]);
     }
-    const unsigned hashed = try_hash_l34_ipv4_x4(frames, hashes + start);
+    const unsigned hashed = try_hash_l34_x4(frames, hashes + start);
     if (hashed != kAllLanes) hash_declined_lanes(hasher, frames, kL34Lanes, hashed, hashes + start);
   }
   if (start == count) return;
@@ -54,7 +53,7 @@ void hash_l34_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint1
   for (unsigned i = 0; i < kL34Lanes; ++i)
     frames[i] = i < lanes ? first_segment(mbufs[start + i]) : ByteSpan();
   std::array<std::uint32_t, kL34Lanes> tail{};
-  const unsigned hashed = try_hash_l34_ipv4_x4(frames, tail.data());
+  const unsigned hashed = try_hash_l34_x4(frames, tail.data());
   hash_declined_lanes(hasher, frames, lanes, hashed, tail.data());
   std::copy_n(tail.data(), lanes, hashes + start);
 }

@@ -1,11 +1,13 @@
 // ns/packet of every transmit-hash policy (parse + hash, batched 32 at a time) on 64-byte
 // IPv4/TCP, IPv6/UDP, VLAN and VXLAN frames, next to DPDK's rte_softrss and rte_hash_crc over
-// the same RSS tuples in the same run. Results: doc/benchmarks.md, "Flow hashing".
+// the same RSS tuples in the same run, and the l34 mbuf adapter on a storage VLAN's mix. Results:
+// doc/benchmarks.md, "Flow hashing" and "Bond per core on mixed traffic".
 #include <benchmark/benchmark.h>
 #include <rte_hash_crc.h>
 #include <rte_mbuf.h>
 #include <rte_thash.h>
 
+#include <array>
 #include <memory>
 #include <random>
 #include <string>
@@ -22,9 +24,17 @@ namespace {
 constexpr std::size_t kFramesPerSet = 1024;  // distinct flows, cycled through
 constexpr std::size_t kMinFrameBytes = 64;
 
-enum class Traffic { ipv4_tcp, ipv6_udp, vlan, vxlan };
+enum class Traffic { ipv4_tcp, ipv6_udp, vlan, vxlan, mixed };
+// The kinds every policy and the DPDK references run on (one tuple size per set).
 constexpr Traffic kAllTraffic[] = {Traffic::ipv4_tcp, Traffic::ipv6_udp, Traffic::vlan,
                                    Traffic::vxlan};
+constexpr std::size_t kTrafficKinds = 5;
+
+// The storage VLAN of test/bench/mixed_traces.py, frame by frame: 25% IPv6 and 23% 802.1Q
+// drawn independently, TCP and UDP mixed, service ports with RoCEv2 (and its BTH) among them.
+constexpr double kMixedIpv6Share = 0.25;
+constexpr double kMixedVlanShare = 0.23;
+constexpr std::array<std::uint16_t, 6> kServicePorts = {3260, 4420, 2049, kUdpPortRocev2, 443, 80};
 
 const char* traffic_name(Traffic traffic) {
   switch (traffic) {
@@ -36,6 +46,8 @@ const char* traffic_name(Traffic traffic) {
       return "vlan_ipv4_udp";
     case Traffic::vxlan:
       return "vxlan_ipv4_tcp";
+    case Traffic::mixed:
+      return "mixed";
   }
   return "?";
 }
@@ -48,7 +60,30 @@ std::array<std::uint8_t, N> random_bytes(std::mt19937_64& rng) {
   return out;
 }
 
+std::vector<std::uint8_t> make_mixed_frame(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> share(0.0, 1.0);
+  const auto src_port = static_cast<std::uint16_t>(32768 + rng() % 28000);
+  const std::uint16_t dst_port = kServicePorts[rng() % kServicePorts.size()];
+  const bool tcp = rng() % 2 == 0;
+  test::FrameBuilder builder;
+  builder.ethernet(test::kMacB, test::kMacA);
+  if (share(rng) < kMixedVlanShare) builder.vlan(kEtherTypeVlan, 100);
+  if (share(rng) < kMixedIpv6Share) {
+    builder.ipv6(random_bytes<16>(rng), random_bytes<16>(rng));
+  } else {
+    builder.ipv4(random_bytes<4>(rng), random_bytes<4>(rng));
+  }
+  if (tcp) {
+    builder.tcp(src_port, dst_port);
+  } else {
+    builder.udp(src_port, dst_port);
+    if (dst_port == kUdpPortRocev2) builder.bth(static_cast<std::uint32_t>(rng()) & 0xFFFFFF);
+  }
+  return builder.build(kMinFrameBytes);
+}
+
 std::vector<std::uint8_t> make_frame(Traffic traffic, std::mt19937_64& rng) {
+  if (traffic == Traffic::mixed) return make_mixed_frame(rng);
   const auto port = [&rng] { return static_cast<std::uint16_t>(rng()); };
   test::FrameBuilder builder;
   builder.ethernet(test::kMacB, test::kMacA);
@@ -74,6 +109,8 @@ std::vector<std::uint8_t> make_frame(Traffic traffic, std::mt19937_64& rng) {
           .tcp(port(), port())
           .payload(6);
       break;
+    case Traffic::mixed:
+      break;
   }
   return builder.build(kMinFrameBytes);
 }
@@ -92,7 +129,7 @@ struct TrafficSet {
 };
 
 const TrafficSet& traffic_set(Traffic traffic) {
-  static std::array<std::unique_ptr<TrafficSet>, 4> sets;
+  static std::array<std::unique_ptr<TrafficSet>, kTrafficKinds> sets;
   auto& set = sets[static_cast<std::size_t>(traffic)];
   if (set) return *set;
   set = std::make_unique<TrafficSet>();
@@ -237,6 +274,9 @@ int register_all() {
     benchmark::RegisterBenchmark(("rte_softrss" + suffix).c_str(), BM_RteSoftrss, traffic);
     benchmark::RegisterBenchmark(("rte_hash_crc" + suffix).c_str(), BM_RteHashCrc, traffic);
   }
+  // Mixed tuple sizes: the adapter only (rte_softrss takes one tuple size per set).
+  benchmark::RegisterBenchmark("mbuf_hash_burst/l34/mixed", BM_MbufHashBurst, HashPolicy::l34,
+                               Traffic::mixed);
   return 0;
 }
 

@@ -165,6 +165,18 @@ TEST(MbufHash, MixedBurstsHashAsTheParserDoes) {
           .build(),
       FrameBuilder()
           .ethernet(test::kMacB, test::kMacA)
+          .ipv6(test::kIpv6A, test::kIpv6B)
+          .udp(12, 4791)
+          .bth(0x654321)
+          .build(),
+      FrameBuilder()
+          .ethernet(test::kMacB, test::kMacA)
+          .ipv6(test::kIpv6A, test::kIpv6B)
+          .ipv6_extension(kIpProtoDestOptions)
+          .tcp(13, 4420)
+          .build(),
+      FrameBuilder()
+          .ethernet(test::kMacB, test::kMacA)
           .vlan(0x8100, 1)
           .vlan(0x8100, 2)
           .vlan(0x8100, 3)

@@ -61,27 +61,23 @@ std::vector<std::uint8_t> tagged(std::vector<std::uint8_t> frame, std::uint16_t 
 }
 
 // Both fast paths against the parser: a frame the scalar path takes hashes as the parser says,
-// and the four-lane path takes in any lane what the scalar IPv4 lane takes, with its hash.
+// and the four-lane path takes in any lane what the scalar path takes, with its hash.
 // Returns whether the scalar fast path took the frame.
 bool agrees_with_parser(const FlowHasher& l34, ByteSpan frame) {
   const std::uint32_t parsed = l34.hash_frame(frame);
-  std::uint32_t lane_hash = 0;
-  const bool ipv4 = try_hash_l34_ipv4_lane(frame, lane_hash);
-  if (ipv4) {
-    EXPECT_EQ(lane_hash, parsed);
-  }
+  std::uint32_t fast = 0;
+  const bool accepted = try_hash_l34(frame, fast);
   for (unsigned lane = 0; lane < kL34Lanes; ++lane) {
     std::array<ByteSpan, kL34Lanes> frames{};
     frames[lane] = frame;
     std::array<std::uint32_t, kL34Lanes> hashes{};
-    const unsigned mask = try_hash_l34_ipv4_x4(frames, hashes.data());
-    EXPECT_EQ(mask, ipv4 ? 1u << lane : 0u) << "lane " << lane << ", frame of " << frame.size();
-    if (ipv4) {
+    const unsigned mask = try_hash_l34_x4(frames, hashes.data());
+    EXPECT_EQ(mask, accepted ? 1u << lane : 0u) << "lane " << lane << ", frame of " << frame.size();
+    if (accepted) {
       EXPECT_EQ(hashes[lane], parsed) << "lane " << lane;
     }
   }
-  std::uint32_t fast = 0;
-  if (!try_hash_l34(frame, fast)) return false;
+  if (!accepted) return false;
   EXPECT_EQ(fast, parsed) << "frame of " << frame.size() << " bytes";
   return true;
 }
@@ -92,7 +88,7 @@ TEST(TaggedFastPath, TakesOneAndTwoTagsOfEveryTpidAndHashesAsTheUntaggedFrame) {
   for (int round = 0; round < 300; ++round) {
     const bool ipv6 = round % 2 == 1;
     const std::uint8_t protocol = round % 3 == 0 ? 6 : 17;
-    const bool rocev2 = !ipv6 && protocol == 17 && round % 5 == 0;
+    const bool rocev2 = protocol == 17 && round % 5 == 0;
     const auto plain =
         untagged_frame(random, ipv6, protocol, rocev2, (ipv6 ? 80 : 64) + random() % 80);
     std::uint32_t untagged_hash = 0;
@@ -104,8 +100,6 @@ TEST(TaggedFastPath, TakesOneAndTwoTagsOfEveryTpidAndHashesAsTheUntaggedFrame) {
         ASSERT_TRUE(try_hash_l34(frame, hash)) << tags << " tags of " << tpid;
         EXPECT_EQ(hash, untagged_hash);
         EXPECT_EQ(hash, l34.hash_frame(frame));
-        std::uint32_t lane = 0;
-        EXPECT_EQ(try_hash_l34_ipv4_lane(frame, lane), !ipv6);
         EXPECT_TRUE(agrees_with_parser(l34, frame));
       }
       // A third tag: the parser stops (vlan_depth_exceeded, an L2 key), the fast paths decline.
@@ -147,16 +141,18 @@ TEST(TaggedFastPath, FourLanesMixTaggedUntaggedAndIpv6) {
     std::array<ByteSpan, kL34Lanes> spans;
     for (unsigned lane = 0; lane < kL34Lanes; ++lane) {
       const unsigned kind = random() % 4;
-      frames[lane] = tagged(
-          untagged_frame(random, kind == 3, random() % 2 ? 6 : 17, kind == 2, 42 + random() % 40),
-          kTpids[random() % kTpids.size()], static_cast<int>(random() % 4), random);
+      const bool ipv6 = kind == 3 || random() % 4 == 0;
+      frames[lane] =
+          tagged(untagged_frame(random, ipv6, random() % 2 ? 6 : 17, kind == 2,
+                                (ipv6 ? 62 : 42) + random() % 40),
+                 kTpids[random() % kTpids.size()], static_cast<int>(random() % 4), random);
       spans[lane] = ByteSpan(frames[lane].data(), frames[lane].size() - random() % 3);
     }
     std::array<std::uint32_t, kL34Lanes> hashes{};
-    const unsigned mask = try_hash_l34_ipv4_x4(spans, hashes.data());
+    const unsigned mask = try_hash_l34_x4(spans, hashes.data());
     for (unsigned lane = 0; lane < kL34Lanes; ++lane) {
       std::uint32_t scalar = 0;
-      const bool accepted = try_hash_l34_ipv4_lane(spans[lane], scalar);
+      const bool accepted = try_hash_l34(spans[lane], scalar);
       ASSERT_EQ((mask >> lane & 1) != 0, accepted) << "round " << round << " lane " << lane;
       if (accepted) {
         ASSERT_EQ(hashes[lane], scalar);

@@ -1,10 +1,16 @@
 // 100k random flows into 256 buckets per policy: the chi-square statistic must stay under the
-// 99% quantile for 255 degrees of freedom. Fixed seed, so the test is deterministic.
+// 99% quantile for 255 degrees of freedom. Fixed seed, so the test is deterministic. And the l34
+// fast paths' IPv4 and IPv6 hashes over a bond's 4096 buckets, for flows that differ in one
+// field only.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <string>
+#include <utility>
 
 #include "flow/flow_hash.hpp"
+#include "flow/l34_fast_path.hpp"
 #include "flow/parser.hpp"
 #include "frame_builder.hpp"
 
@@ -108,6 +114,84 @@ TEST(FlowHashUniformity, SequentialPortsSpread) {
     parse_flow_key(ByteSpan(frame), keys[i]);
   }
   expect_uniform(keys, HashPolicy::l34, "sequential ports");
+}
+
+// A bond's table: 4096 buckets, 10,000 flows (2.4 per bucket). chi-square 0.99 quantile for 4095
+// degrees of freedom (Wilson-Hilferty); the fullest bucket of a uniform spread holds about 4x
+// the mean, 6x has a chance below 1e-4.
+constexpr std::size_t kTableFlows = 10'000;
+constexpr unsigned kTableBucketBits = 12;
+constexpr std::size_t kTableBuckets = std::size_t{1} << kTableBucketBits;
+constexpr double kTableChiSquare99 = 4308.5;
+constexpr double kTableMaxOverMean = 6.0;
+
+// The fast path's hashes (equal to the parser's) of `frames` spread over the table, in the
+// high bits the bond indexes it by (hash_bucket) and in the low bits.
+void expect_table_uniform(const std::vector<std::vector<std::uint8_t>>& frames,
+                          const char* traffic) {
+  const FlowHasher l34(HashPolicy::l34);
+  std::vector<std::uint32_t> high(kTableBuckets), low(kTableBuckets);
+  for (const auto& frame : frames) {
+    std::uint32_t hash = 0;
+    ASSERT_TRUE(try_hash_l34(frame, hash)) << traffic;
+    ASSERT_EQ(hash, l34.hash_frame(frame)) << traffic;
+    ++high[hash_bucket(hash, kTableBucketBits)];
+    ++low[hash & (kTableBuckets - 1)];
+  }
+  const double mean = static_cast<double>(frames.size()) / kTableBuckets;
+  for (const auto* buckets : {&high, &low}) {
+    const char* bits = buckets == &high ? "high bits" : "low bits";
+    double chi_square = 0;
+    for (std::uint32_t count : *buckets)
+      chi_square += (count - mean) * (count - mean) / mean;
+    EXPECT_LT(chi_square, kTableChiSquare99) << traffic << ", " << bits;
+    EXPECT_LT(*std::max_element(buckets->begin(), buckets->end()), kTableMaxOverMean * mean)
+        << traffic << ", " << bits;
+  }
+}
+
+// Address `base` with `value` in its last two bytes (the low bits of a prefix's host part).
+template <typename Address>
+Address with_low_bits(Address base, std::size_t value) {
+  base[base.size() - 2] = static_cast<std::uint8_t>(value >> 8);
+  base[base.size() - 1] = static_cast<std::uint8_t>(value);
+  return base;
+}
+
+enum class Varies { source_port, source_address, destination_address };
+
+// Flow `i` of 10,000 that differ in `varies` only: TCP from port 32768 + i, or from (to) the
+// address with i in its last two bytes.
+std::vector<std::uint8_t> one_field_flow(bool ipv6, Varies varies, std::size_t i) {
+  const std::uint16_t source_port =
+      static_cast<std::uint16_t>(varies == Varies::source_port ? 32768 + i : 40000);
+  const bool source = varies == Varies::source_address;
+  const bool destination = varies == Varies::destination_address;
+  test::FrameBuilder builder;
+  builder.ethernet(test::kMacB, test::kMacA);
+  if (ipv6) {
+    builder.ipv6(source ? with_low_bits(test::kIpv6A, i) : test::kIpv6A,
+                 destination ? with_low_bits(test::kIpv6B, i) : test::kIpv6B);
+  } else {
+    builder.ipv4(source ? with_low_bits(test::kIpv4A, i) : test::kIpv4A,
+                 destination ? with_low_bits(test::kIpv4B, i) : test::kIpv4B);
+  }
+  return builder.tcp(source_port, 4420).build(64);
+}
+
+TEST(FlowHashUniformity, FlowsDifferingInOneFieldSpreadOverABondsTable) {
+  const std::pair<Varies, const char*> fields[] = {
+      {Varies::source_port, "sequential source ports"},
+      {Varies::source_address, "sequential source addresses"},
+      {Varies::destination_address, "sequential destination addresses"}};
+  for (const bool ipv6 : {false, true}) {
+    for (const auto& [varies, name] : fields) {
+      std::vector<std::vector<std::uint8_t>> frames;
+      for (std::size_t i = 0; i < kTableFlows; ++i)
+        frames.push_back(one_field_flow(ipv6, varies, i));
+      expect_table_uniform(frames, (std::string(ipv6 ? "IPv6, " : "IPv4, ") + name).c_str());
+    }
+  }
 }
 
 }  // namespace
