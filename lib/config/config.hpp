@@ -16,6 +16,7 @@
 #include "config/bfd_config.hpp"
 #include "config/lldp_settings.hpp"
 #include "health/member_health.hpp"
+#include "health/pfc_storm.hpp"
 
 namespace braid::config {
 
@@ -129,6 +130,12 @@ struct AimdConfig {
   std::uint32_t smoothing_permille = 500;
 };
 
+// scheduler.pfc_watchdog (lib/health/pfc_storm.hpp): off unless the key is there.
+struct PfcWatchdogConfig {
+  bool enabled = false;
+  health::PfcStormSettings settings;
+};
+
 struct SchedulerConfig {
   std::string policy = "hash";         // hash, wrr, lqf, adaptive
   std::vector<std::uint32_t> weights;  // per member (wrr, adaptive); empty: all 1
@@ -138,6 +145,7 @@ struct SchedulerConfig {
   std::uint32_t max_holds = 2;   // busy buckets held at a time (adaptive; doc/scheduler.md)
   CongestionConfig congestion;
   AimdConfig aimd;
+  PfcWatchdogConfig pfc_watchdog;
 };
 
 // How a bond's members get Slow Protocols frames (EtherType 0x8809: LACPDUs, markers) to the

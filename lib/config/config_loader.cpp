@@ -268,7 +268,7 @@ void read_scheduler(const YamlReader& in, const YAML::Node& node, const std::str
                     std::size_t members, SchedulerConfig& out) {
   in.expect_map(node, where,
                 {"policy", "weights", "flowlet_gap_us", "period_ms", "max_moves", "max_holds",
-                 "congestion", "aimd"});
+                 "congestion", "aimd", "pfc_watchdog"});
   out.policy = in.get_string(node, "policy", where, "hash");
   if (!is_policy_name(out.policy)) {
     in.fail(node["policy"], where + ".policy",
@@ -289,6 +289,16 @@ void read_scheduler(const YamlReader& in, const YAML::Node& node, const std::str
   out.max_holds = static_cast<std::uint32_t>(in.get_uint(node, "max_holds", where, 0, 64, 2));
   if (const YAML::Node congestion = node["congestion"]; congestion.IsDefined()) {
     read_congestion(in, congestion, where + ".congestion", members, out.congestion);
+  }
+  if (const YAML::Node watchdog = node["pfc_watchdog"]; watchdog.IsDefined()) {
+    const std::string at = where + ".pfc_watchdog";
+    in.expect_map(watchdog, at, {"storm_detect_ms", "storm_restore_ms"});
+    out.pfc_watchdog.enabled = true;
+    health::PfcStormSettings& w = out.pfc_watchdog.settings;
+    w.storm_detect_ms = static_cast<std::uint32_t>(in.get_uint(
+        watchdog, "storm_detect_ms", at, health::kMinStormMs, health::kMaxStormDetectMs, 100));
+    w.storm_restore_ms = static_cast<std::uint32_t>(in.get_uint(
+        watchdog, "storm_restore_ms", at, health::kMinStormMs, health::kMaxStormRestoreMs, 200));
   }
   if (const YAML::Node aimd = node["aimd"]; aimd.IsDefined()) {
     const std::string at = where + ".aimd";

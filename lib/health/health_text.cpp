@@ -11,7 +11,7 @@ namespace {
 
 // Indexed by the enums' values, in their order (member_health.hpp).
 constexpr std::array<const char*, 4> kStateNames = {"healthy", "degraded", "down", "suppressed"};
-constexpr std::array<const char*, 7> kReasonNames = {
+constexpr std::array<const char*, 8> kReasonNames = {
     "none",
     "carrier_down",
     "bfd_down",
@@ -19,6 +19,7 @@ constexpr std::array<const char*, 7> kReasonNames = {
     "lacp_not_usable",
     "flap_suppressed",
     "error_rate",
+    "pfc_storm",
 };
 constexpr std::array<const char*, 3> kBfdNames = {"not_configured", "down", "up"};
 
@@ -57,6 +58,7 @@ std::string describe(Reason reason, const Evidence& evidence, std::uint64_t time
     case Reason::kCarrierDown:
     case Reason::kBfdDown:
     case Reason::kLacpNotUsable:
+    case Reason::kPfcStorm:
       break;
   }
   return name;

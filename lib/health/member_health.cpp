@@ -134,6 +134,9 @@ void MemberHealth::classify(std::uint64_t now_ns, State& state, Reason& reason,
   } else if (!inputs_.lacp_usable) {
     state = State::kDown;
     reason = Reason::kLacpNotUsable;
+  } else if (inputs_.pfc_storm) {
+    state = State::kDown;
+    reason = Reason::kPfcStorm;
   } else if (const std::optional<Signal> signal = first_degraded()) {
     const SignalState& judged = signals_[static_cast<std::size_t>(*signal)];
     state = State::kDegraded;

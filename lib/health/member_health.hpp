@@ -7,7 +7,8 @@
 //   suppressed  flap dampening holds the member out, whatever its link does meanwhile (a link
 //               flapping every 2 s would otherwise log down/suppressed twice a cycle)
 //   down        carrier_down, bfd_down (after down_delay), up_delay_pending (the link is up and
-//               waiting for up_delay), lacp_not_usable (LACP not collecting and distributing)
+//               waiting for up_delay), lacp_not_usable (LACP not collecting and distributing),
+//               pfc_storm (the PFC storm watchdog holds it out until the pauses stop)
 //   degraded    error_rate: a judged signal's rate is above its degrade threshold; the signal
 //               that degraded first is the evidence
 //   healthy
@@ -38,6 +39,7 @@ enum class Reason : std::uint8_t {
   kLacpNotUsable,
   kFlapSuppressed,
   kErrorRate,  // with a signal: "error_rate:crc"
+  kPfcStorm,   // the PFC storm watchdog (pfc_storm.hpp): paused, and its queue does not drain
 };
 // BFD of the member as the BFD core reports it; a bond without BFD passes kNotConfigured. Only
 // kDown takes a member down (the BFD core decides what a peer's AdminDown maps to).
@@ -64,6 +66,9 @@ struct HealthInputs {
   bool carrier = false;
   bool lacp_usable = true;  // LACP Collecting and Distributing; true for a bond without LACP
   BfdStatus bfd = BfdStatus::kNotConfigured;
+  // The PFC storm watchdog's verdict (it times detection and restoration itself: no up/down
+  // delay, and a storm is no flap).
+  bool pfc_storm = false;
   std::optional<CounterSnapshot> counters;  // only on a sampling tick
 };
 

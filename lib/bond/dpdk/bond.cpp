@@ -685,6 +685,7 @@ bool Bond::update_health(std::size_t m, std::uint64_t now_ns,
   inputs.carrier = member.link_up;
   inputs.lacp_usable = !lacp_ || lacp_->distributing(m);
   inputs.bfd = member.bfd;
+  inputs.pfc_storm = member.pfc_storm;
   inputs.counters = std::move(counters);
   // Signals whose counters the member's source lacks (or regained): one line per update, in the
   // log only; state changes, flaps and verdicts go to the bond's events too (show bond).
@@ -777,6 +778,12 @@ void Bond::set_bfd_status(std::size_t m, health::BfdStatus status, std::uint64_t
   if (members_.at(m).bfd == status) return;
   members_[m].bfd = status;
   if (update_health(m, now_ns)) rebuild(now_ns, "BFD");
+}
+
+void Bond::set_pfc_storm(std::size_t m, bool storm, std::uint64_t now_ns) {
+  if (members_.at(m).pfc_storm == storm) return;
+  members_[m].pfc_storm = storm;
+  if (update_health(m, now_ns)) rebuild(now_ns, storm ? "PFC storm" : "PFC storm ended");
 }
 
 health::HealthView Bond::health_view(std::size_t m, std::uint64_t now_ns) const {

@@ -140,6 +140,9 @@ class Bond {
   // A member's BFD session as the BFD core reports it (lib/bfd): every bond passes
   // kNotConfigured until BFD runs on it. A kDown takes the member down (after down_delay).
   void set_bfd_status(std::size_t member, health::BfdStatus status, std::uint64_t now_ns);
+  // The PFC storm watchdog's verdict on a member (scheduler.pfc_watchdog, run by the bond's
+  // scheduler): in a storm the member is down (pfc_storm) and its buckets move off in every class.
+  void set_pfc_storm(std::size_t member, bool storm, std::uint64_t now_ns);
   // Member weights (the scheduler's output) for class `class_id`'s table (a bond without
   // classes has class 0); applied to usable members at once. A member's health scales its
   // weight (degraded: degraded_weight_permille / 1000; down: 0) on top.
@@ -224,6 +227,7 @@ class Bond {
     std::uint64_t rx_packets_seen = 0;       // the port's ipackets at the last neighbour check
     lacp::FallbackState fallback = lacp::FallbackState::kOff;  // as last logged
     health::BfdStatus bfd = health::BfdStatus::kNotConfigured;
+    bool pfc_storm = false;
     std::unique_ptr<health::MemberHealth> health;
     health::PeriodicExpectation lacpdus;                  // the lacpdu_missed signal (mode lacp)
     health::PeriodicExpectation bfd_packets;              // the bfd_missed signal (bonds[].bfd)

@@ -48,6 +48,13 @@ BondScheduler::BondScheduler(bond::Bond& bond, Settings settings,
     if (named) own.policy = parse_policy(classes.classes[c].policy).value_or(settings.policy);
     lanes_.emplace_back(std::move(own), bond.member_count(), bond.config().buckets, named);
   }
+  const config::SchedulerConfig& scheduler = bond.config().scheduler;
+  if (scheduler.pfc_watchdog.enabled) {
+    watchdogs_.assign(bond.member_count(),
+                      health::PfcStormWatchdog(scheduler.pfc_watchdog.settings));
+    storm_priority_ =
+        static_cast<std::uint8_t>(scheduler.congestion.priority % health::kPfcPriorities);
+  }
 }
 
 void BondScheduler::start(std::uint64_t now_ns) {
@@ -137,11 +144,45 @@ void BondScheduler::gather_inputs(std::uint64_t now_ns) {
     }
   }
   note_counters_read(reading_ns);
+  if (!watchdogs_.empty() && source_) watch_storms(now_ns);
   // Each class plans over the members its table may name.
   for (std::size_t c = 0; c < lanes_.size(); ++c) {
     lanes_[c].inputs = inputs_;
     for (std::size_t m = 0; m < inputs_.size(); ++m)
       lanes_[c].inputs[m].distributing = inputs_[m].distributing && bond_.class_distributes(c, m);
+  }
+}
+
+void BondScheduler::watch_storms(std::uint64_t now_ns) {
+  using Field = CongestionCounters::Field;
+  for (std::size_t m = 0; m < watchdogs_.size(); ++m) {
+    const CongestionCounters& c = inputs_[m].counters;
+    // Without pause counters there is no storm to see; without packets sent, ordinary pauses
+    // would look like a queue that never drains.
+    if (!c.has(Field::kTxPackets) ||
+        !(c.has(Field::kPauseFrames) || c.has(Field::kPauseDurationUs)))
+      continue;
+    health::PfcQueueSample sample;
+    sample.pause_frames = c.pause_frames;
+    if (c.has(Field::kPauseDurationUs)) sample.pause_duration_us = c.pause_duration_us;
+    sample.tx_packets = c.tx_packets;
+    sample.depth_descriptors = inputs_[m].queue_depth;
+    const std::optional<health::PfcStormEvent> event =
+        watchdogs_[m].sample(now_ns, storm_priority_, sample);
+    if (!event) continue;
+    const bool began = event->kind == health::PfcStormEventKind::storm_began;
+    const std::string& member = bond_.config().members[m];
+    if (began) {
+      BRAID_LOG_TO(kBond, WARNING,
+                   "bond %s: member %s: PFC storm: %s; its traffic moves to the other members "
+                   "until the pauses stop for %u ms (scheduler.pfc_watchdog)\n",
+                   bond_.name().c_str(), member.c_str(), event->evidence.c_str(),
+                   bond_.config().scheduler.pfc_watchdog.settings.storm_restore_ms);
+    } else {
+      BRAID_LOG_TO(kBond, WARNING, "bond %s: member %s: PFC storm ended: %s\n",
+                   bond_.name().c_str(), member.c_str(), event->evidence.c_str());
+    }
+    bond_.set_pfc_storm(m, began, now_ns);
   }
 }
 

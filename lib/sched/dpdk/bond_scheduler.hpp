@@ -16,6 +16,7 @@
 #include "bond/dpdk/bond.hpp"
 #include "common/deadline_lag.hpp"
 #include "congestion/source.hpp"
+#include "health/pfc_storm.hpp"
 #include "sched/activity_counts.hpp"
 #include "sched/scheduler.hpp"
 
@@ -96,6 +97,9 @@ class BondScheduler {
   void release(std::size_t class_id, std::uint64_t now_ns);
   void log_weight_changes(std::size_t class_id);
   void note_counters_read(std::uint64_t reading_ns);
+  // scheduler.pfc_watchdog: each member's pause and TX counters of this period to its watchdog;
+  // a storm takes the member out of the bond (Bond::set_pfc_storm) until the pauses stop.
+  void watch_storms(std::uint64_t now_ns);
   std::uint64_t next_wakeup_ns() const;
 
   bond::Bond& bond_;
@@ -104,6 +108,8 @@ class BondScheduler {
   QueueDepthFn queue_depth_;
   DeadlineLag* lag_ = nullptr;
   std::vector<MemberInput> inputs_;
+  std::vector<health::PfcStormWatchdog> watchdogs_;  // by member; empty: no watchdog
+  std::uint8_t storm_priority_ = 3;                  // the priority the counters are read for
   PolicyKind policy_ = PolicyKind::kHash;
   std::uint64_t period_ns_ = 0;
   std::uint64_t next_ns_ = 0;

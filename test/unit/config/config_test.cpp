@@ -385,6 +385,7 @@ cross_connect: [[host, uplink]]
   EXPECT_EQ(plain.max_holds, 2u);
   EXPECT_EQ(plain.congestion.source, "none");
   EXPECT_EQ(plain.aimd.floor_permille, 50u);
+  EXPECT_FALSE(plain.pfc_watchdog.enabled);
   const Config config = parse_config(ports + R"(bonds:
   - name: uplink
     members: [m0, m1]
@@ -397,6 +398,7 @@ cross_connect: [[host, uplink]]
       max_holds: 0
       congestion: {source: mlx5, priority: 4, rdma_devices: ["mlx5_0:1", mlx5_1], netdevs: [ens1f0np0, ""]}
       aimd: {floor_permille: 100, decrease_permille: 500, hysteresis_permille: 10}
+      pfc_watchdog: {storm_detect_ms: 50}
 )",
                                      "sched.yaml");
   const SchedulerConfig& s = config.bonds[0].scheduler;
@@ -414,6 +416,9 @@ cross_connect: [[host, uplink]]
   EXPECT_EQ(s.aimd.decrease_permille, 500u);
   EXPECT_EQ(s.aimd.hysteresis_permille, 10u);
   EXPECT_EQ(s.aimd.ceiling_permille, 1000u);
+  EXPECT_TRUE(s.pfc_watchdog.enabled);
+  EXPECT_EQ(s.pfc_watchdog.settings.storm_detect_ms, 50u);
+  EXPECT_EQ(s.pfc_watchdog.settings.storm_restore_ms, 200u);
 }
 
 TEST(Config, BondSchedulerErrorsNameTheKey) {
@@ -426,6 +431,10 @@ TEST(Config, BondSchedulerErrorsNameTheKey) {
   EXPECT_NE(error_of(head + "{flowlet_gap: 5}").find("unknown key \"flowlet_gap\""),
             std::string::npos);
   EXPECT_NE(error_of(head + "{congestion: {source: snmp}}").find("unknown source"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "{pfc_watchdog: {storm_detect_ms: 5}}").find("storm_detect_ms"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "{pfc_watchdog: {action: drop}}").find("unknown key \"action\""),
             std::string::npos);
   EXPECT_NE(error_of(head + "{aimd: {floor_permille: 900, ceiling_permille: 500}}")
                 .find("must not exceed"),

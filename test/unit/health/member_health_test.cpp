@@ -128,6 +128,25 @@ TEST(MemberHealth, LacpNotUsableIsDownButNoFlap) {
   EXPECT_EQ(member.reason(), Reason::kCarrierDown);
 }
 
+// The PFC storm watchdog's verdict takes the member down at once and back at once (the watchdog
+// times both), and a storm is not a flap.
+TEST(MemberHealth, APfcStormTakesTheMemberDownWithoutAFlap) {
+  MemberHealth member(HealthSettings{});
+  HealthInputs inputs;
+  inputs.carrier = true;
+  member.update(inputs, 1 * kS);
+  ASSERT_EQ(member.state(), State::kHealthy);
+  inputs.pfc_storm = true;
+  member.update(inputs, 2 * kS);
+  EXPECT_EQ(member.state(), State::kDown);
+  EXPECT_EQ(member.reason(), Reason::kPfcStorm);
+  EXPECT_EQ(member.weight_permille(), 0u);
+  inputs.pfc_storm = false;
+  member.update(inputs, 3 * kS);
+  EXPECT_EQ(member.state(), State::kHealthy);
+  EXPECT_EQ(member.view(3 * kS).flaps, 0u);
+}
+
 TEST(MemberHealth, TheThirdFlapSuppressesUntilThePenaltyDecays) {
   MemberHealth member({});
   std::vector<std::string> log;
@@ -258,6 +277,7 @@ TEST(MemberHealth, NamesFollowTheEnums) {
   EXPECT_STREQ(to_string(Reason::kNone), "none");
   EXPECT_STREQ(to_string(Reason::kLacpNotUsable), "lacp_not_usable");
   EXPECT_STREQ(to_string(Reason::kErrorRate), "error_rate");
+  EXPECT_STREQ(to_string(Reason::kPfcStorm), "pfc_storm");
   EXPECT_STREQ(to_string(BfdStatus::kNotConfigured), "not_configured");
   EXPECT_STREQ(to_string(BfdStatus::kUp), "up");
   EXPECT_EQ(reason_string(Reason::kErrorRate, Signal::kRoceRetransmit),
