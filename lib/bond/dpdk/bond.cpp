@@ -475,11 +475,13 @@ std::vector<std::uint32_t> Bond::class_weights(std::size_t c,
 }
 
 std::span<MemberIndex> Bond::class_buckets(std::size_t c) {
-  return {buckets_.data() + c * config_.buckets, config_.buckets};
+  return std::span(buckets_).subspan(c * config_.buckets, config_.buckets);
 }
 
 std::span<const MemberIndex> Bond::assignment(std::size_t c) const {
-  return {buckets_.data() + c * config_.buckets, config_.buckets};
+  // Before start() there is no table yet: an empty span, as the table it would be.
+  if (buckets_.size() < (c + 1) * config_.buckets) return {};
+  return std::span(buckets_).subspan(c * config_.buckets, config_.buckets);
 }
 
 bool Bond::class_distributes(std::size_t c, std::size_t m) const {
