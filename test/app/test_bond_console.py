@@ -28,6 +28,9 @@ ports:
   - {{name: lhost, device: "net_null_{tag}h1"}}
   - {{name: l0, device: "net_null_{tag}l0,no-rx=1"}}
   - {{name: l1, device: "net_null_{tag}l1,no-rx=1"}}
+  - {{name: chost, device: "net_null_{tag}h2"}}
+  - {{name: c0, device: "net_null_{tag}c0,no-rx=1"}}
+  - {{name: c1, device: "net_null_{tag}c1,no-rx=1"}}
 bonds:
   - name: uplink
     members: [m0, m1]
@@ -40,11 +43,22 @@ bonds:
   - name: lag
     members: [l0, l1]
     mode: lacp
+  - name: cls
+    members: [c0, c1]
+    mode: static
+    classes:
+      default: bulk
+      list:
+        - {{name: storage, members: [c1], policy: lqf}}
+        - {{name: bulk}}
+      rules:
+        - {{class: storage, protocol: udp, dst_port: 4791}}
 workers:
   lcores: [1]
 cross_connect:
   - [host, uplink]
   - [lhost, lag]
+  - [chost, cls]
 control:
   socket: {socket_path}
 metrics:
@@ -197,7 +211,7 @@ def test_show_scheduler(running):
                  "cause"):
         assert word in out, out
     snap = ctl_json(running, "show", "scheduler")
-    assert set(snap) == {"uplink", "lag"}, snap
+    assert set(snap) == {"uplink", "lag", "cls"}, snap
     members = {m["member"]: m for m in snap["uplink"]["members"]}
     assert members["m1"]["configured_weight"] == 2, members
     # m1 is 40% paused (sim): the adaptive policy cuts its AIMD factor.
@@ -216,6 +230,34 @@ def test_show_scheduler(running):
     assert 0 <= uplink["counters_read_us"] <= uplink["counters_read_max_us"] < 5000, uplink
     # lag has no congestion source: nothing to time.
     assert "counters_read_us" not in ctl_json(running, "show", "scheduler", "lag")["lag"]
+
+
+def test_each_traffic_class_has_its_table_members_and_policy(running):
+    classes = ctl_json(running, "show", "classes", "cls")["cls"]
+    rows = {c["class"]: c for c in classes["classes"]}
+    assert rows["storage"]["members"] == "c1" and rows["storage"]["policy"] == "lqf", rows
+    assert rows["bulk"]["members"] == "all" and rows["bulk"]["policy"] == "bond", rows
+    shares = {(s["class"], s["member"]): s["buckets"] for s in classes["shares"]}
+    assert shares[("storage", "c1")] == 256 and ("storage", "c0") not in shares, shares
+    assert shares[("bulk", "c0")] == 128 and shares[("bulk", "c1")] == 128, shares
+    # A class of its own policy from the console; the bond's policy leaves it alone.
+    assert "bond cls: class bulk policy wrr" in ctl(running, "set", "bond", "cls", "class", "bulk",
+                                                     "policy", "wrr").stdout
+    out = ctl(running, "set", "bond", "cls", "policy", "adaptive").stdout
+    assert "classes with a policy of their own keep it: storage, bulk" in out, out
+    sched = {c["class"]: c for c in ctl_json(running, "show", "scheduler", "cls")["cls"]["classes"]}
+    assert sched["storage"]["policy"] == "lqf" and sched["storage"]["own_policy"], sched
+    assert sched["bulk"]["policy"] == "wrr" and sched["bulk"]["own_policy"], sched
+    for words, message in ((["set", "bond", "cls", "class", "nope", "policy", "hash"],
+                            "bond cls has no class nope (its classes: storage, bulk)"),
+                           (["set", "bond", "lag", "class", "bulk", "policy", "hash"],
+                            "bond lag has no traffic classes")):
+        result = ctl(running, *words, check=False)
+        assert result.returncode == 1 and message in result.stderr, (words, result.stderr)
+    text = urllib.request.urlopen(
+        f"http://127.0.0.1:{running['metrics_port']}/metrics", timeout=10).read().decode()
+    assert re.search(r'^braid_class_member_buckets\{bond="cls",class="storage",member="c1"\} 256$',
+                     text, re.M), text
 
 
 def test_set_policy_weight_and_gap(running):
