@@ -35,6 +35,15 @@ std::uint64_t received_total(const BondRig& rig, std::size_t members) {
   return total;
 }
 
+// When the bond first logged an event containing `text` after `since_ns`; 0: never.
+std::uint64_t first_event_after(BondRig& rig, std::uint64_t since_ns, std::string_view text) {
+  for (const bond::BondEvent& event : rig.bond().events()) {
+    if (event.time_ns > since_ns && event.text.find(text) != std::string::npos)
+      return event.time_ns;
+  }
+  return 0;
+}
+
 TEST(EmulatedLinks, AdaptiveMovesLoadOffAPausedMemberInOrderAndAccountsForEveryPacket) {
   // 256 flows of equal rate over 1024 buckets: about one flow per bucket, a packet every 5 ms.
   BondRig rig(4,
@@ -138,12 +147,7 @@ TEST(EmulatedLinks, APfcStormTakesTheMemberOutUntilThePausesStop) {
   const bond::MemberStatus stormed = rig.bond().members()[3];
   EXPECT_FALSE(stormed.distributing) << "member 3 still distributes in a PFC storm";
   EXPECT_EQ(stormed.health_reason, "pfc_storm");
-  std::uint64_t declared_ns = 0;
-  for (const bond::BondEvent& event : rig.bond().events()) {
-    if (declared_ns == 0 && event.time_ns > storm_from &&
-        event.text.find("down: pfc_storm") != std::string::npos)
-      declared_ns = event.time_ns;
-  }
+  const std::uint64_t declared_ns = first_event_after(rig, storm_from, "down: pfc_storm");
   ASSERT_NE(declared_ns, 0u) << "no pfc_storm event";
   // Detection takes storm_detect_ms plus at most a scheduler period or two (10 ms each), more
   // on a busy machine; never less than storm_detect_ms.
@@ -158,12 +162,7 @@ TEST(EmulatedLinks, APfcStormTakesTheMemberOutUntilThePausesStop) {
   rig.link(3).stop_pausing();
   rig.run_at_rate(20'000, 500 * kMs);
   EXPECT_TRUE(rig.bond().members()[3].distributing) << "member 3 not back after the storm";
-  std::uint64_t restored_ns = 0;
-  for (const bond::BondEvent& event : rig.bond().events()) {
-    if (restored_ns == 0 && event.time_ns > calm_from &&
-        event.text.find("(was pfc_storm)") != std::string::npos)
-      restored_ns = event.time_ns;
-  }
+  const std::uint64_t restored_ns = first_event_after(rig, calm_from, "(was pfc_storm)");
   ASSERT_NE(restored_ns, 0u) << "no event for the member's return";
   EXPECT_GE(restored_ns - calm_from, 190 * kMs);
   std::printf("member back %.1f ms after the pauses stopped\n",

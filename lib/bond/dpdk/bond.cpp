@@ -426,7 +426,6 @@ void Bond::rebuild(std::uint64_t now_ns, const std::string& cause) {
   table->buckets = buckets_;
   table->bucket_shift = 32 - static_cast<std::uint32_t>(__builtin_ctz(per_class));
   table->class_shift = static_cast<std::uint32_t>(__builtin_ctz(per_class));
-  table->classes = static_cast<std::uint32_t>(class_count_);
   const BondTable* previous = publisher_.current();
   const bool same = previous != nullptr && previous->buckets == table->buckets &&
                     previous->collecting == table->collecting &&

@@ -18,10 +18,9 @@ inline constexpr std::size_t kMaxMembers = 16;
 
 struct BondTable {
   std::uint64_t generation = 0;
-  std::uint32_t bucket_shift = 24;  // bucket = hash >> bucket_shift (the hash's high bits)
-  std::uint32_t class_shift = 8;    // log2 of the buckets per class
-  std::uint32_t classes = 1;
-  std::vector<MemberIndex> buckets;              // classes x (1 << class_shift)
+  std::uint32_t bucket_shift = 24;   // bucket = hash >> bucket_shift (the hash's high bits)
+  std::uint32_t class_shift = 8;     // log2 of the buckets per class
+  std::vector<MemberIndex> buckets;  // classes x (1 << class_shift)
   std::array<bool, kMaxMembers> distributing{};  // members that own buckets may send
   std::array<bool, kMaxMembers> collecting{};    // frames from other members are discarded
   // Per class, the members its buckets may name (bit m: member m).

@@ -6,6 +6,7 @@
 
 #include "common/clock.hpp"
 #include "common/plural.hpp"
+#include "config/config_validate.hpp"
 #include "log/log_types.hpp"
 
 namespace braid::sched {
@@ -295,17 +296,27 @@ void BondScheduler::finish_pending_hash(std::size_t c, std::uint64_t now_ns) {
     apply_policy(c, now_ns);
 }
 
-bool BondScheduler::set_policy(const std::string& name, std::uint64_t now_ns, std::string& error) {
+namespace {
+
+std::optional<PolicyKind> policy_or_error(const std::string& name, std::string& error) {
   const std::optional<PolicyKind> kind = parse_policy(name);
-  if (!kind) {
-    error = "unknown policy \"" + name + "\" (known: hash, wrr, lqf, adaptive)";
-    return false;
-  }
+  if (!kind) error = "unknown policy \"" + name + "\" (known: " + config::kPolicyNames + ")";
+  return kind;
+}
+
+}  // namespace
+
+void BondScheduler::switch_policy(std::size_t c, PolicyKind kind, std::uint64_t now_ns) {
+  lanes_[c].scheduler.set_policy(kind, now_ns);
+  apply_policy(c, now_ns);
+}
+
+bool BondScheduler::set_policy(const std::string& name, std::uint64_t now_ns, std::string& error) {
+  const std::optional<PolicyKind> kind = policy_or_error(name, error);
+  if (!kind) return false;
   policy_ = *kind;
   for (std::size_t c = 0; c < lanes_.size(); ++c) {
-    if (lanes_[c].own_policy) continue;
-    lanes_[c].scheduler.set_policy(*kind, now_ns);
-    apply_policy(c, now_ns);
+    if (!lanes_[c].own_policy) switch_policy(c, *kind, now_ns);
   }
   return true;
 }
@@ -313,26 +324,24 @@ bool BondScheduler::set_policy(const std::string& name, std::uint64_t now_ns, st
 bool BondScheduler::set_class_policy(const std::string& class_name, const std::string& policy,
                                      std::uint64_t now_ns, std::string& error) {
   const std::vector<classify::ClassSpec>& classes = bond_.config().classes.classes;
-  std::string known;
-  for (std::size_t c = 0; c < classes.size(); ++c) {
-    if (classes[c].name != class_name) {
-      known += (known.empty() ? "" : ", ") + classes[c].name;
-      continue;
-    }
-    const std::optional<PolicyKind> kind = parse_policy(policy);
-    if (!kind) {
-      error = "unknown policy \"" + policy + "\" (known: hash, wrr, lqf, adaptive)";
-      return false;
-    }
-    lanes_[c].own_policy = true;
-    lanes_[c].scheduler.set_policy(*kind, now_ns);
-    apply_policy(c, now_ns);
-    return true;
+  const auto found =
+      std::find_if(classes.begin(), classes.end(),
+                   [&](const classify::ClassSpec& c) { return c.name == class_name; });
+  if (found == classes.end()) {
+    std::string known;
+    for (const classify::ClassSpec& c : classes)
+      known += (known.empty() ? "" : ", ") + c.name;
+    error = classes.empty() ? "bond " + bond_.name() + " has no traffic classes"
+                            : "bond " + bond_.name() + " has no class " + class_name +
+                                  " (its classes: " + known + ")";
+    return false;
   }
-  error = classes.empty() ? "bond " + bond_.name() + " has no traffic classes"
-                          : "bond " + bond_.name() + " has no class " + class_name +
-                                " (its classes: " + known + ")";
-  return false;
+  const std::optional<PolicyKind> kind = policy_or_error(policy, error);
+  if (!kind) return false;
+  const auto c = static_cast<std::size_t>(found - classes.begin());
+  lanes_[c].own_policy = true;
+  switch_policy(c, *kind, now_ns);
+  return true;
 }
 
 bool BondScheduler::set_weight(std::size_t member, std::uint32_t weight, std::uint64_t now_ns,

@@ -90,6 +90,8 @@ class BondScheduler {
   };
 
   void apply_policy(std::size_t class_id, std::uint64_t now_ns);
+  // Class c's scheduler to `kind`, then applied to the bond.
+  void switch_policy(std::size_t class_id, PolicyKind kind, std::uint64_t now_ns);
   void finish_pending_hash(std::size_t class_id, std::uint64_t now_ns);
   void gather_activity(std::size_t class_id, std::uint64_t now_ns);
   void gather_inputs(std::uint64_t now_ns);
