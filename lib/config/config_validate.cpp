@@ -208,7 +208,8 @@ bool is_unicast_mac(std::string_view text) {
 }
 
 bool is_policy_name(std::string_view name) {
-  return name == "hash" || name == "wrr" || name == "lqf" || name == "adaptive";
+  return name == "hash" || name == "wrr" || name == "lqf" || name == "adaptive" ||
+         name == "latency";
 }
 
 bool is_rss_field(std::string_view field) {

@@ -62,10 +62,11 @@ std::optional<PfcStormEvent> PfcStormDetector::sample(std::uint64_t now_ns,
     return std::nullopt;
   }
   const std::uint64_t pause_frames = counters.pause_frames - last.pause_frames;
-  const std::optional<std::uint64_t> pause_us =
-      durations ? std::optional(*counters.pause_duration_us - *last.pause_duration_us)
-                : std::nullopt;
-  const bool paused = pause_frames > 0 || pause_us.value_or(0) > 0;
+  // Plain values with a flag rather than an optional: GCC 12 at -O3 (the release build) cannot
+  // see through the optional's engaged check and calls its value maybe-uninitialized.
+  const std::uint64_t pause_us =
+      durations ? counters.pause_duration_us.value_or(0) - last.pause_duration_us.value_or(0) : 0;
+  const bool paused = pause_frames > 0 || pause_us > 0;
 
   if (storming_) {
     if (paused) {
@@ -90,7 +91,7 @@ std::optional<PfcStormEvent> PfcStormDetector::sample(std::uint64_t now_ns,
   }
   stuck_pause_frames_ += pause_frames;
   stuck_pause_us_ =
-      stuck_pause_us_ && pause_us ? std::optional(*stuck_pause_us_ + *pause_us) : std::nullopt;
+      stuck_pause_us_ && durations ? std::optional(*stuck_pause_us_ + pause_us) : std::nullopt;
   if (now_ns - *stuck_since_ns_ >= detect_ns_) return begin_storm(now_ns);
   return std::nullopt;
 }

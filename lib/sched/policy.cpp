@@ -5,7 +5,7 @@
 namespace braid::sched {
 namespace {
 
-constexpr std::array<std::string_view, 4> kNames = {"hash", "wrr", "lqf", "adaptive"};
+constexpr std::array<std::string_view, 5> kNames = {"hash", "wrr", "lqf", "adaptive", "latency"};
 
 }  // namespace
 
@@ -30,6 +30,8 @@ std::unique_ptr<Policy> make_policy(PolicyKind kind) {
       return make_lqf_policy();
     case PolicyKind::kAdaptive:
       return make_adaptive_policy();
+    case PolicyKind::kLatency:
+      return make_latency_policy();
   }
   return make_hash_policy();
 }

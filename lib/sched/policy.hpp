@@ -17,7 +17,7 @@ namespace braid::sched {
 
 using bond::MemberIndex;
 
-enum class PolicyKind : std::uint8_t { kHash, kWrr, kLqf, kAdaptive };
+enum class PolicyKind : std::uint8_t { kHash, kWrr, kLqf, kAdaptive, kLatency };
 
 std::string_view policy_name(PolicyKind kind);
 std::optional<PolicyKind> parse_policy(std::string_view name);
@@ -26,6 +26,10 @@ struct MemberState {
   bool distributing = false;
   std::uint32_t weight = 0;                  // effective weight (configured x feedback), 0 = none
   std::optional<std::uint32_t> queue_depth;  // packets waiting to leave, when measurable
+  // The expected wait of a packet queued now (delay_estimate.hpp), when measurable.
+  std::optional<std::uint64_t> delay_ns;
+  double drain_per_ns = 0;  // packets per ns the member sends while busy; 0: not measured yet
+  double sent_per_ns = 0;   // what it sent last period, per ns
 };
 
 struct PlanInput {
@@ -40,6 +44,7 @@ struct PlanInput {
   // Empty: no holds.
   std::span<const bool> holdable;
   std::uint32_t max_holds = 0;  // per period
+  std::uint64_t period_ns = 0;  // what bucket_load is per
 };
 
 struct HoldRequest {
@@ -59,14 +64,20 @@ class Policy {
   virtual PolicyKind kind() const = 0;
   // Whether weights follow congestion feedback (adaptive) rather than the configuration.
   virtual bool follows_feedback() const { return false; }
+  // Whether it moves busy buckets off a standing queue by holding them (held_moves.hpp): only a
+  // policy that knows where a busy bucket's load fits (adaptive's weights, latency's spare
+  // capacity); lqf's equal shares would chase an elephant from one member's queue to the next.
+  virtual bool holds_busy() const { return follows_feedback(); }
   virtual Plan plan(const PlanInput& in) = 0;
 };
 
-// One file each: hash_policy.cpp, wrr_policy.cpp, lqf_policy.cpp, adaptive_policy.cpp.
+// One file each: hash_policy.cpp, wrr_policy.cpp, lqf_policy.cpp, adaptive_policy.cpp,
+// latency_policy.cpp.
 std::unique_ptr<Policy> make_hash_policy();
 std::unique_ptr<Policy> make_wrr_policy();
 std::unique_ptr<Policy> make_lqf_policy();
 std::unique_ptr<Policy> make_adaptive_policy();
+std::unique_ptr<Policy> make_latency_policy();
 std::unique_ptr<Policy> make_policy(PolicyKind kind);
 
 }  // namespace braid::sched

@@ -34,7 +34,9 @@ Scheduler::Scheduler(Settings settings, std::size_t members, std::uint32_t bucke
       queue_depth_(members),
       queues_(members),
       member_load_(members, 0.0),
-      sent_before_(members, 0) {
+      sent_before_(members, 0),
+      delays_(members, DelayEstimate(settings_.aimd.smoothing_permille)),
+      sent_per_ns_(members, 0.0) {
   settings_.weights.resize(members, 1);
   last_weights_ = weights();
 }
@@ -45,6 +47,7 @@ std::vector<std::uint32_t> Scheduler::weights() const {
     switch (policy_->kind()) {
       case PolicyKind::kHash:
       case PolicyKind::kLqf:
+      case PolicyKind::kLatency:
         out[m] = 1000;  // equal members
         break;
       case PolicyKind::kWrr:
@@ -72,14 +75,15 @@ StepResult Scheduler::step(std::uint64_t now_ns, std::span<const MemberInput> me
     last_weights_ = effective;
     result.weights = effective;
   }
+  const std::vector<std::uint64_t> drain_ns = drain_times(members, elapsed_ns);
   std::vector<MemberState> states(aimd_.size());
   for (std::size_t m = 0; m < states.size() && m < members.size(); ++m) {
     const std::uint64_t weight =
         std::uint64_t{effective[m]} * std::min(members[m].health_permille, 1000u) / 1000;
-    states[m] = {members[m].distributing, static_cast<std::uint32_t>(weight),
-                 members[m].queue_depth};
+    states[m] = {members[m].distributing,   static_cast<std::uint32_t>(weight),
+                 members[m].queue_depth,    delays_[m].delay_ns(),
+                 delays_[m].drain_per_ns(), sent_per_ns_[m]};
   }
-  const std::vector<std::uint64_t> drain_ns = drain_times(members, elapsed_ns);
   record_queues(now_ns, members);
   std::vector<MemberIndex> table(buckets.begin(), buckets.end());
   holds_.extend(drain_ns);
@@ -93,10 +97,8 @@ StepResult Scheduler::step(std::uint64_t now_ns, std::span<const MemberInput> me
   const std::unique_ptr<bool[]> holdable(new bool[bucket_count]());
   const std::unique_ptr<bool[]> held(new bool[bucket_count]());
   holds_.mark_held(std::span<bool>(held.get(), bucket_count));
-  // Only a policy whose weights say what each member can carry holds busy buckets: lqf's equal
-  // shares would chase an elephant from one member's queue to the next.
   const std::size_t busy = holds_.busy_in_progress();
-  const std::uint32_t holds_left = policy_->follows_feedback() && settings_.max_holds > busy
+  const std::uint32_t holds_left = policy_->holds_busy() && settings_.max_holds > busy
                                        ? settings_.max_holds - static_cast<std::uint32_t>(busy)
                                        : 0;
   const std::uint64_t gap_ns = flowlets_.gap_ns();
@@ -124,7 +126,8 @@ StepResult Scheduler::step(std::uint64_t now_ns, std::span<const MemberInput> me
                   std::span<const bool>(movable.get(), bucket_count),
                   settings_.max_moves,
                   std::span<const bool>(holdable.get(), bucket_count),
-                  holds_left};
+                  holds_left,
+                  elapsed_ns != 0 ? elapsed_ns : settings_.period_ns};
   Plan plan = (settling_ ? *settler_ : *policy_).plan(input);
   if (settling_ && plan.moved == 0 && at_equal_shares(states, view)) settling_ = false;
   // Every move starts held (held_moves.hpp): idle buckets complete theirs as soon as the workers
@@ -181,13 +184,20 @@ void Scheduler::record_queues(std::uint64_t now_ns, std::span<const MemberInput>
 }
 
 // How long each member's queue takes to drain at the rate it actually sent last period (its
-// queue depth, when known, over its packets sent per ns); 0 without a depth.
+// queue depth, when known, over its packets sent per ns); 0 without a depth. Also updates each
+// member's delay estimate (the latency policy's), which needs a sent count.
 std::vector<std::uint64_t> Scheduler::drain_times(std::span<const MemberInput> members,
                                                   std::uint64_t elapsed_ns) {
   std::vector<std::uint64_t> drain_ns(aimd_.size(), 0);
   for (std::size_t m = 0; m < drain_ns.size() && m < members.size(); ++m) {
-    const double sent = static_cast<double>(members[m].counters.tx_packets - sent_before_[m]);
-    sent_before_[m] = members[m].counters.tx_packets;
+    const std::uint64_t now_sent = members[m].counters.tx_packets;
+    // A counter that went back (the port was reset) sent nothing we can tell.
+    const std::uint64_t sent_count = now_sent >= sent_before_[m] ? now_sent - sent_before_[m] : 0;
+    const auto sent = static_cast<double>(sent_count);
+    sent_before_[m] = now_sent;
+    const bool counted = members[m].counters.has(CongestionCounters::kTxPackets);
+    delays_[m].update(counted ? members[m].queue_depth : std::nullopt, sent_count, elapsed_ns);
+    sent_per_ns_[m] = counted && elapsed_ns != 0 ? sent / static_cast<double>(elapsed_ns) : 0;
     if (members[m].queue_depth && *members[m].queue_depth != 0 && elapsed_ns != 0) {
       drain_ns[m] = sent > 0 ? static_cast<std::uint64_t>(*members[m].queue_depth *
                                                           static_cast<double>(elapsed_ns) / sent)
@@ -290,6 +300,8 @@ Snapshot Scheduler::snapshot() const {
     member.counters = previous_[m];
     member.queue_depth = queue_depth_[m];
     member.load = member_load_[m];
+    member.delay_ns = delays_[m].delay_ns();
+    member.drain_per_ns = delays_[m].drain_per_ns();
     snap.members.push_back(member);
   }
   snap.history.assign(history_.begin(), history_.end());

@@ -14,6 +14,7 @@
 
 #include "sched/aimd.hpp"
 #include "sched/congestion.hpp"
+#include "sched/delay_estimate.hpp"
 #include "sched/flowlet_tracker.hpp"
 #include "sched/held_moves.hpp"
 #include "sched/policy.hpp"
@@ -77,7 +78,9 @@ struct MemberSnapshot {
   CongestionInputs last;
   CongestionCounters counters;
   std::optional<std::uint32_t> queue_depth;
-  double load = 0;  // packets per period on its buckets
+  double load = 0;                        // packets per period on its buckets
+  std::optional<std::uint64_t> delay_ns;  // expected queueing delay (delay_estimate.hpp)
+  double drain_per_ns = 0;                // measured while busy; 0: not yet
 };
 
 struct Snapshot {
@@ -160,6 +163,8 @@ class Scheduler {
   std::vector<QueueHistory> queues_;  // by member
   std::vector<double> member_load_;
   std::vector<std::uint64_t> sent_before_;
+  std::vector<DelayEstimate> delays_;  // by member
+  std::vector<double> sent_per_ns_;    // by member, last period
   std::vector<std::uint32_t> last_weights_;
   std::uint64_t last_step_ns_ = 0;
   std::uint64_t periods_ = 0;

@@ -35,6 +35,35 @@
 
 namespace braid::test {
 
+// A harness that was descheduled catches up at most this much of its traffic, so it does not hit
+// the links with a burst no sender would make.
+inline constexpr std::uint64_t kCatchUpNs = 2'000'000;
+
+// The q-quantile (0..1) of `sorted`, 0 when empty.
+inline std::uint64_t sorted_quantile(const std::vector<std::uint64_t>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const auto i = static_cast<std::size_t>(q * static_cast<double>(sorted.size()));
+  return sorted[std::min(sorted.size() - 1, i)];
+}
+
+// Packets due at `pps` on the clock, at most kCatchUpNs' worth (and one) at a time.
+class Pacer {
+ public:
+  Pacer(double pps, std::uint64_t now_ns) : pps_(pps), last_ns_(now_ns) {}
+  std::uint32_t due(std::uint64_t now_ns) {
+    const double most = std::max(1.0, pps_ * static_cast<double>(kCatchUpNs) / 1e9);
+    credit_ = std::min(credit_ + pps_ * static_cast<double>(now_ns - last_ns_) / 1e9, most);
+    last_ns_ = now_ns;
+    return static_cast<std::uint32_t>(std::min(credit_, 64.0));
+  }
+  void spent(std::uint32_t packets) { credit_ -= packets; }
+
+ private:
+  double pps_;
+  std::uint64_t last_ns_;
+  double credit_ = 0;
+};
+
 class BondRig {
  public:
   BondRig(std::size_t members, const std::string& bond_settings, std::uint32_t flows = 4096,
@@ -179,19 +208,12 @@ class BondRig {
     settle();
   }
 
-  // Injects at `pps` on the clock for `duration_ns`, as pump() does. A harness that was
-  // descheduled catches up at most kCatchUpNs of traffic, so it does not hit the links with a
-  // burst no sender would make.
+  // Injects at `pps` on the clock for `duration_ns`, as pump() does (paced: Pacer).
   void run_at_rate(double pps, std::uint64_t duration_ns) {
     const std::uint64_t start = monotonic_ns();
-    std::uint64_t last = start;
-    double credit = 0;
-    for (std::uint64_t now = start; now - start < duration_ns; now = monotonic_ns()) {
-      credit = std::min(credit + pps * static_cast<double>(now - last) / 1e9,
-                        pps * static_cast<double>(kCatchUpNs) / 1e9);
-      last = now;
-      credit -= pump(static_cast<std::uint32_t>(std::min(credit, 64.0)));
-    }
+    Pacer pacer(pps, start);
+    for (std::uint64_t now = start; now - start < duration_ns; now = monotonic_ns())
+      pacer.spent(pump(pacer.due(now)));
   }
 
   // Runs control work and drains until every injected packet is accounted for.
@@ -244,6 +266,17 @@ class BondRig {
       held += link->in_flight();
     return held;
   }
+  std::uint64_t received_total() const {
+    std::uint64_t total = 0;
+    for (const std::uint64_t received : received_)
+      total += received;
+    return total;
+  }
+  // After drain_links(): every packet injected arrived, or braid or a link counted it.
+  bool all_accounted() const {
+    return links_in_flight() == 0 &&
+           injected_ == received_total() + engine_->totals().dropped() + link_drops();
+  }
 
   void run_control_for(std::uint64_t ns) {
     const std::uint64_t until = monotonic_ns() + ns;
@@ -272,7 +305,6 @@ class BondRig {
  private:
   static constexpr unsigned kHostRing = 4096;
   static constexpr unsigned kFarEndRing = 4096;
-  static constexpr std::uint64_t kCatchUpNs = 2'000'000;
 
   RingPort host_;
   std::vector<std::unique_ptr<RingPort>> members_;

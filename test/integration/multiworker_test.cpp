@@ -68,13 +68,6 @@ void expect_balanced(engine::Engine& engine) {
                                  << " in flight " << totals.buffered;
 }
 
-std::uint64_t received_total(const BondRig& rig) {
-  std::uint64_t total = 0;
-  for (std::size_t m = 0; m < 4; ++m)
-    total += rig.received(m);
-  return total;
-}
-
 class MultiWorker : public ::testing::TestWithParam<unsigned> {};
 
 INSTANTIATE_TEST_SUITE_P(Workers, MultiWorker, ::testing::Values(3u, 4u),
@@ -115,7 +108,7 @@ TEST_P(MultiWorker, FailoverMovesEveryWorkerOffTheDeadMemberAndNoSurvivorFlow) {
   }
   EXPECT_EQ(survivors_moved, 0u) << "flows on surviving members must not move";
   EXPECT_GT(moved_off, 0u);
-  EXPECT_EQ(received_total(rig), 2 * kPackets);
+  EXPECT_EQ(rig.received_total(), 2 * kPackets);
   rig.engine().stop();
   expect_balanced(rig.engine());
   EXPECT_EQ(rig.engine().totals().dropped(), 0u);
@@ -132,9 +125,9 @@ TEST_P(MultiWorker, StopAndStartReachEveryWorker) {
     EXPECT_FALSE(rig.engine().workers()[w]->forwarding_seen.load())
         << "pause() returned before worker " << w << " stopped forwarding";
   }
-  const std::uint64_t forwarded = received_total(rig);
+  const std::uint64_t forwarded = rig.received_total();
   rig.send(kPackets / 4);
-  EXPECT_EQ(received_total(rig), forwarded) << "a worker forwarded after `stop`";
+  EXPECT_EQ(rig.received_total(), forwarded) << "a worker forwarded after `stop`";
   for (std::size_t w = 0; w < rig.engine().workers().size(); ++w) {
     EXPECT_GT(rig.engine()
                   .workers()[w]
@@ -150,7 +143,7 @@ TEST_P(MultiWorker, StopAndStartReachEveryWorker) {
   const std::vector<std::uint64_t> rx_stopped = every_worker_rx(rig);
   rig.send(kPackets / 4);
   expect_every_worker_forwarded(rig, rx_stopped);
-  EXPECT_EQ(received_total(rig), forwarded + kPackets / 4) << "a worker did not start again";
+  EXPECT_EQ(rig.received_total(), forwarded + kPackets / 4) << "a worker did not start again";
   EXPECT_EQ(rig.tracker().reordered(), 0u);
   rig.engine().stop();
   expect_balanced(rig.engine());
@@ -439,7 +432,7 @@ TEST_P(MultiWorker, HeldMovesKeepEveryFlowInOrderAcrossWorkers) {
   const datapath::CounterTotals totals = rig.engine().totals();
   EXPECT_EQ(totals.drops[static_cast<std::size_t>(datapath::DropReason::kFlowletHold)], 0u);
   EXPECT_EQ(rig.links_in_flight(), 0u);
-  EXPECT_EQ(rig.injected(), received_total(rig) + totals.dropped() + rig.link_drops());
+  EXPECT_EQ(rig.injected(), rig.received_total() + totals.dropped() + rig.link_drops());
   expect_balanced(rig.engine());
   std::printf("%u workers: %llu held moves, %zu of %u buckets with flows of 2+ workers\n", workers,
               static_cast<unsigned long long>(snap.held_moves), shared_buckets, kBuckets);

@@ -99,22 +99,25 @@ void show_scheduler(const ScheduledBond& b, Output& out) {
   control::Table& table = section.table(
       "members", {"member", "distributing", "configured_weight", "effective_weight", "aimd_factor",
                   "score", "pause", "marked", "discard", "pause_frames", "ecn_marked", "cnp",
-                  "discards", "queue_depth", "load"});
+                  "discards", "queue_depth", "delay_us", "drain_kpps", "load"});
   for (std::size_t m = 0; m < snap.members.size(); ++m) {
     const MemberSnapshot& ms = snap.members[m];
     const CongestionCounters& c = ms.counters;
     auto counter = [&c](CongestionCounters::Field field, std::uint64_t value) -> Value {
       return c.has(field) ? Value(value) : Value::missing();
     };
-    table.row({member_name(members, m), m < members.size() && members[m].distributing,
-               ms.configured_weight, ms.weight, fixed(ms.factor_permille / 1000.0, "%.3f"),
-               fixed(ms.score, "%.3f"), fraction(ms.last.pause_fraction),
-               fraction(ms.last.mark_fraction), fraction(ms.last.discard_fraction),
-               counter(CongestionCounters::kPauseFrames, c.pause_frames),
-               counter(CongestionCounters::kEcnMarked, c.ecn_marked),
-               counter(CongestionCounters::kCnp, c.cnp),
-               counter(CongestionCounters::kDiscards, c.discards), Value::optional(ms.queue_depth),
-               fixed(ms.load, "%.1f")});
+    table.row(
+        {member_name(members, m), m < members.size() && members[m].distributing,
+         ms.configured_weight, ms.weight, fixed(ms.factor_permille / 1000.0, "%.3f"),
+         fixed(ms.score, "%.3f"), fraction(ms.last.pause_fraction), fraction(ms.last.mark_fraction),
+         fraction(ms.last.discard_fraction),
+         counter(CongestionCounters::kPauseFrames, c.pause_frames),
+         counter(CongestionCounters::kEcnMarked, c.ecn_marked),
+         counter(CongestionCounters::kCnp, c.cnp),
+         counter(CongestionCounters::kDiscards, c.discards), Value::optional(ms.queue_depth),
+         ms.delay_ns ? fixed(static_cast<double>(*ms.delay_ns) / 1e3, "%.1f") : Value::missing(),
+         ms.drain_per_ns > 0 ? fixed(ms.drain_per_ns * 1e6, "%.1f") : Value::missing(),
+         fixed(ms.load, "%.1f")});
   }
   if (b.scheduler->class_count() > 1) show_class_schedulers(b, section);
   control::Table& history =
@@ -198,27 +201,27 @@ void register_sched_commands(control::ControlPlane& control, std::vector<Schedul
                  for (const ScheduledBond& b : chosen(bonds, args))
                    show_scheduler(b, out);
                });
-  commands.add("set bond <bond> policy hash|wrr|lqf|adaptive",
-               "the bond's distribution policy (doc/scheduler.md)",
-               [bonds](const Args& args, Output& out) {
-                 const ScheduledBond* b = find_bond(bonds, args.get("bond"));
-                 const std::string name = args.pick({"hash", "wrr", "lqf", "adaptive"}, "hash");
-                 std::string error;
-                 if (b == nullptr || !b->scheduler->set_policy(name, monotonic_ns(), error)) {
-                   out.error(b == nullptr ? "no bond " + args.get("bond") : error);
-                   return;
-                 }
-                 out.line("bond " + b->bond->name() + ": policy " + name);
-                 std::string kept;
-                 for (std::size_t c = 0; c < b->scheduler->class_count(); ++c) {
-                   if (b->scheduler->own_policy(c))
-                     kept += (kept.empty() ? "" : ", ") + b->bond->config().classes.classes[c].name;
-                 }
-                 if (!kept.empty()) out.line("classes with a policy of their own keep it: " + kept);
-               });
+  commands.add(
+      "set bond <bond> policy hash|wrr|lqf|adaptive|latency",
+      "the bond's distribution policy (doc/scheduler.md)", [bonds](const Args& args, Output& out) {
+        const ScheduledBond* b = find_bond(bonds, args.get("bond"));
+        const std::string name = args.pick({"hash", "wrr", "lqf", "adaptive", "latency"}, "hash");
+        std::string error;
+        if (b == nullptr || !b->scheduler->set_policy(name, monotonic_ns(), error)) {
+          out.error(b == nullptr ? "no bond " + args.get("bond") : error);
+          return;
+        }
+        out.line("bond " + b->bond->name() + ": policy " + name);
+        std::string kept;
+        for (std::size_t c = 0; c < b->scheduler->class_count(); ++c) {
+          if (b->scheduler->own_policy(c))
+            kept += (kept.empty() ? "" : ", ") + b->bond->config().classes.classes[c].name;
+        }
+        if (!kept.empty()) out.line("classes with a policy of their own keep it: " + kept);
+      });
   commands.define_param("class", {.help = "a traffic class of the bond (bonds[].classes.list)"});
   commands.add(
-      "set bond <bond> class <class> policy hash|wrr|lqf|adaptive",
+      "set bond <bond> class <class> policy hash|wrr|lqf|adaptive|latency",
       "one traffic class's own distribution policy (doc/classes.md)",
       [bonds](const Args& args, Output& out) {
         const ScheduledBond* b = find_bond(bonds, args.get("bond"));
@@ -226,7 +229,7 @@ void register_sched_commands(control::ControlPlane& control, std::vector<Schedul
           out.error("no bond " + args.get("bond"));
           return;
         }
-        const std::string name = args.pick({"hash", "wrr", "lqf", "adaptive"}, "hash");
+        const std::string name = args.pick({"hash", "wrr", "lqf", "adaptive", "latency"}, "hash");
         std::string error;
         if (!b->scheduler->set_class_policy(args.get("class"), name, monotonic_ns(), error)) {
           out.error(error);
@@ -236,8 +239,8 @@ void register_sched_commands(control::ControlPlane& control, std::vector<Schedul
       });
   commands.add(
       "set bond <bond> weight <member> <weight>",
-      "a member's configured weight: wrr and adaptive use weights; hash and lqf give "
-      "every member an equal share",
+      "a member's configured weight: wrr and adaptive use weights; hash, lqf and latency "
+      "give every member an equal share",
       [bonds](const Args& args, Output& out) {
         const ScheduledBond* b = find_bond(bonds, args.get("bond"));
         if (b == nullptr) {
@@ -270,7 +273,8 @@ void register_sched_commands(control::ControlPlane& control, std::vector<Schedul
         out.line("bond " + b->bond->name() + ": member " + it->name + " weight " +
                  std::to_string(weight));
         const PolicyKind policy = b->scheduler->policy();
-        if (policy == PolicyKind::kHash || policy == PolicyKind::kLqf) {
+        if (policy == PolicyKind::kHash || policy == PolicyKind::kLqf ||
+            policy == PolicyKind::kLatency) {
           out.line("policy " + std::string(policy_name(policy)) +
                    " ignores weights: this one applies under wrr or adaptive");
         }

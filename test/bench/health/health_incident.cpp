@@ -50,7 +50,6 @@ constexpr double kBadLoss = 0.02;
 constexpr double kBadCrc = 0.02;
 constexpr double kReversePps = 20'000;
 constexpr std::uint64_t kTailNs = 5'000 * kMs;  // after the traffic, for outstanding requests
-constexpr std::uint64_t kCatchUpNs = 2 * kMs;   // as BondRig::run_at_rate
 constexpr unsigned kBehindPackets = 1024;       // at the host port: over 15 ms of traffic
 
 struct Settings {
@@ -90,24 +89,6 @@ constexpr std::array<Probe, 2> kProbes{{
     // timer recovers it, doubling (RFC 6298 5.5).
     {"TCP", kBulkFlows + kProbeFlows, 200 * kMs, true},
 }};
-
-// Packets due at `pps`; a harness that was descheduled catches up at most kCatchUpNs of them.
-class Pacer {
- public:
-  Pacer(double pps, std::uint64_t now_ns) : pps_(pps), last_ns_(now_ns) {}
-  std::uint32_t due(std::uint64_t now_ns) {
-    const double most = std::max(1.0, pps_ * static_cast<double>(kCatchUpNs) / 1e9);
-    credit_ = std::min(credit_ + pps_ * static_cast<double>(now_ns - last_ns_) / 1e9, most);
-    last_ns_ = now_ns;
-    return static_cast<std::uint32_t>(std::min(credit_, 64.0));
-  }
-  void spent(std::uint32_t packets) { credit_ -= packets; }
-
- private:
-  double pps_;
-  std::uint64_t last_ns_;
-  double credit_ = 0;
-};
 
 struct ProbeResult {
   std::uint64_t requests = 0, retransmitted = 0, undelivered = 0;
@@ -181,11 +162,7 @@ class ProbeTraffic {
     r.flows_first_on_bad =
         static_cast<std::uint32_t>(std::count(first_member_.begin(), first_member_.end(), 0));
     const auto at = [&](double q) {
-      if (latencies_ns_.empty()) return 0.0;
-      const auto i =
-          std::min(latencies_ns_.size() - 1,
-                   static_cast<std::size_t>(q * static_cast<double>(latencies_ns_.size())));
-      return static_cast<double>(latencies_ns_[i]) / 1e6;
+      return static_cast<double>(sorted_quantile(latencies_ns_, q)) / 1e6;
     };
     r.p50_ms = at(0.5);
     r.p99_ms = at(0.99);

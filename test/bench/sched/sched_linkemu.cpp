@@ -106,11 +106,7 @@ Result run(const std::string& policy, double link_pps, double seconds) {
   r.moves = snap.moves;
   for (const sched::MemberSnapshot& member : snap.members)
     r.weights.push_back(member.weight);
-  std::uint64_t received = 0;
-  for (std::size_t m = 0; m < kMembers; ++m)
-    received += rig.received(m);
-  r.accounted =
-      rig.links_in_flight() == 0 && rig.injected() == received + r.braid_drops + r.link_drops;
+  r.accounted = rig.all_accounted();
   return r;
 }
 

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "bond/bucket_assignment.hpp"
@@ -18,7 +20,7 @@ struct Case {
   std::unique_ptr<bool[]> holdable;
 
   Case(std::size_t member_count, std::size_t bucket_count, bool all_movable = true)
-      : members(member_count, MemberState{true, 1000, std::nullopt}),
+      : members(member_count, MemberState{true, 1000, std::nullopt, std::nullopt, 0, 0}),
         buckets(bucket_count, 0),
         load(bucket_count, 0.0),
         movable(new bool[bucket_count]),
@@ -30,13 +32,13 @@ struct Case {
     return {members,   buckets,
             load,      std::span<const bool>(movable.get(), buckets.size()),
             max_moves, std::span<const bool>(holdable.get(), buckets.size()),
-            max_holds};
+            max_holds, 10'000'000};
   }
 };
 
 TEST(PolicyNames, ParseAndPrintEveryPolicy) {
-  for (PolicyKind kind :
-       {PolicyKind::kHash, PolicyKind::kWrr, PolicyKind::kLqf, PolicyKind::kAdaptive}) {
+  for (PolicyKind kind : {PolicyKind::kHash, PolicyKind::kWrr, PolicyKind::kLqf,
+                          PolicyKind::kAdaptive, PolicyKind::kLatency}) {
     EXPECT_EQ(parse_policy(policy_name(kind)), kind);
     EXPECT_EQ(make_policy(kind)->kind(), kind);
   }
@@ -239,6 +241,115 @@ TEST(LqfPolicy, AnElephantLargerThanAnyShareStaysWhereItIs) {
   c.load[1] = 10;
   const Plan plan = make_lqf_policy()->plan(c.input());
   EXPECT_EQ(plan.buckets[0], 0);
+}
+
+// Four members, 64 buckets round robin, each carrying 100 packets per 10 ms period; members
+// drain 2000 packets per period and send 1600: 400 spare each. `delay_ns` by member.
+Case latency_case(std::initializer_list<std::optional<std::uint64_t>> delay_ns) {
+  Case c(4, 64);
+  std::size_t m = 0;
+  for (const std::optional<std::uint64_t>& delay : delay_ns) {
+    c.members[m].delay_ns = delay;
+    c.members[m].drain_per_ns = 2e-4;
+    c.members[m].sent_per_ns = 1.6e-4;
+    ++m;
+  }
+  for (std::size_t b = 0; b < 64; ++b) {
+    c.buckets[b] = static_cast<MemberIndex>(b % 4);
+    c.load[b] = 100;
+  }
+  return c;
+}
+
+std::vector<std::uint32_t> moved_from(const Case& c, const Plan& plan, MemberIndex member) {
+  std::vector<std::uint32_t> to(c.members.size(), 0);
+  for (std::size_t b = 0; b < c.buckets.size(); ++b) {
+    if (c.buckets[b] == member && plan.buckets[b] != member) ++to[plan.buckets[b]];
+  }
+  return to;
+}
+
+TEST(LatencyPolicy, FlowletsLeaveTheLongWaitForWhereTheyFitWithoutAQueue) {
+  const Case c = latency_case({2'000'000, 0, 0, 0});  // member 0 waits 2 ms
+  const Plan plan = make_latency_policy()->plan(c.input());
+  // Every flowlet of member 0 leaves; none of the others moves.
+  EXPECT_EQ(plan.moved, 16u);
+  for (std::size_t b = 0; b < 64; ++b) {
+    if (c.buckets[b] != 0) {
+      EXPECT_EQ(plan.buckets[b], c.buckets[b]) << "bucket " << b;
+    }
+  }
+  // 400 spare packets per period are 4 flowlets each; the other 4 queue where that costs least
+  // (0.5 ms each), so the load spreads instead of all landing on member 1.
+  const std::vector<std::uint32_t> to = moved_from(c, plan, 0);
+  EXPECT_EQ(to[0], 0u);
+  for (MemberIndex m = 1; m < 4; ++m) {
+    EXPECT_GE(to[m], 4u) << "member " << m;
+    EXPECT_LE(to[m], 6u) << "member " << m;
+  }
+}
+
+TEST(LatencyPolicy, SmallDifferencesMoveNothing) {
+  // 1.5 us more (below the 2 us any receiver could tell) and 8% more (below 10%).
+  const Case close = latency_case({1'500, 0, 0, 0});
+  EXPECT_EQ(make_latency_policy()->plan(close.input()).moved, 0u);
+  const Case near = latency_case({108'000, 100'000, 100'000, 100'000});
+  EXPECT_EQ(make_latency_policy()->plan(near.input()).moved, 0u);
+}
+
+TEST(LatencyPolicy, AMemberWithoutADelayEstimateIsNeitherSourceNorDestination) {
+  const Case c = latency_case({std::nullopt, 1'000'000, 0, 500'000});
+  const Plan plan = make_latency_policy()->plan(c.input());
+  EXPECT_EQ(moved_from(c, plan, 0), (std::vector<std::uint32_t>{0, 0, 0, 0}));
+  const std::vector<std::uint32_t> from1 = moved_from(c, plan, 1);
+  EXPECT_EQ(from1[0], 0u);
+  // Member 1's 1 ms wait ends where the others' waits with its flowlets would be no shorter:
+  // the empty queue takes more of them than the 0.5 ms one, and some stay.
+  EXPECT_GT(from1[2], from1[3]);
+  EXPECT_GT(from1[3], 0u);
+  EXPECT_LT(from1[2] + from1[3], 16u);
+}
+
+TEST(LatencyPolicy, ADegradedMemberWaitsLongerForTheSameQueue) {
+  // Members 0 and 1 have the same 100 us queue, member 1 at half weight (degraded): it drains
+  // at half the rate, so its wait is 200 us and its flowlets go to member 0.
+  Case c = latency_case({100'000, 100'000, std::nullopt, std::nullopt});
+  c.members[1].weight = 500;
+  const Plan plan = make_latency_policy()->plan(c.input());
+  EXPECT_EQ(moved_from(c, plan, 0), (std::vector<std::uint32_t>{0, 0, 0, 0}));
+  EXPECT_GT(moved_from(c, plan, 1)[0], 0u);
+}
+
+TEST(LatencyPolicy, OnlyIdleFlowletsMoveAndNoMoreThanTheBound) {
+  Case c = latency_case({2'000'000, 0, 0, 0});
+  for (std::size_t b = 0; b < 64; ++b)
+    c.movable[b] = b < 32;  // 8 of member 0's 16 are idle
+  const Plan plan = make_latency_policy()->plan(c.input(5));
+  EXPECT_EQ(plan.moved, 5u);
+  for (std::size_t b = 32; b < 64; ++b)
+    EXPECT_EQ(plan.buckets[b], c.buckets[b]);
+}
+
+TEST(LatencyPolicy, BusyFlowletsBehindAStandingQueueAreHeldNoMoreThanTheBound) {
+  Case c = latency_case({25'000'000, 0, 0, 0});  // member 0's queue stands 25 ms
+  for (std::size_t b = 0; b < 64; ++b) {
+    c.movable[b] = false;
+    c.holdable[b] = c.buckets[b] == 0;
+  }
+  const Plan plan = make_latency_policy()->plan(c.input(1u << 20, 2));
+  EXPECT_EQ(plan.moved, 0u);
+  ASSERT_EQ(plan.holds.size(), 2u);
+  for (const HoldRequest& hold : plan.holds) {
+    EXPECT_EQ(c.buckets[hold.bucket], 0);
+    EXPECT_NE(hold.to, 0);
+  }
+  EXPECT_TRUE(make_latency_policy()->holds_busy());
+  EXPECT_FALSE(make_lqf_policy()->holds_busy());
+}
+
+TEST(LatencyPolicy, WithoutQueueProbesItIsHash) {
+  const Case c = latency_case({std::nullopt, std::nullopt, std::nullopt, std::nullopt});
+  EXPECT_EQ(make_latency_policy()->plan(c.input()).moved, 0u);
 }
 
 }  // namespace

@@ -81,6 +81,38 @@ TEST(Scheduler, ACongestedMemberLosesWeightAndLoadWithTheCauseRecorded) {
   EXPECT_GT(snap.moves, 0u);
 }
 
+// Member 3's queue stands at 400 packets while it sends 1000 per 10 ms period (a 4 ms wait);
+// the others have empty queues. Every bucket idles at the period boundaries.
+TEST(Scheduler, LatencyTakesFlowletsOffTheLongWaitAndLeavesTheRestAlone) {
+  Settings settings;
+  settings.policy = PolicyKind::kLatency;
+  settings.max_moves = 1024;
+  Scheduler scheduler(settings, 4, 64);
+  World world(4, 64);
+  const std::vector<MemberIndex> before = world.buckets;
+  for (std::size_t m = 0; m < 4; ++m) {
+    world.members[m].counters.present |= CongestionCounters::kTxPackets;
+    world.members[m].queue_depth = m == 3 ? 400 : 0;
+  }
+  for (int period = 1; period <= 10; ++period) {
+    const std::uint64_t now = period * 10 * kMs;
+    world.traffic(now, 10, false);
+    for (std::size_t m = 0; m < 4; ++m)
+      world.members[m].counters.tx_packets += m == 3 ? 1000 : 2000;
+    world.apply(scheduler.step(now, world.members, world.activity, world.buckets));
+  }
+  EXPECT_EQ(bond::bucket_counts(world.buckets, 4)[3], 0u);
+  for (std::size_t b = 0; b < 64; ++b) {
+    if (before[b] != 3) {
+      EXPECT_EQ(world.buckets[b], before[b]) << "bucket " << b;
+    }
+  }
+  const Snapshot snap = scheduler.snapshot();
+  EXPECT_EQ(snap.members[3].delay_ns, 4'000'000u);
+  EXPECT_EQ(snap.members[0].delay_ns, 0u);
+  EXPECT_EQ(scheduler.weights(), (std::vector<std::uint32_t>(4, 1000)));
+}
+
 TEST(Scheduler, RunTimeChangesAreRecorded) {
   Scheduler scheduler(Settings{}, 2, 256);
   EXPECT_EQ(scheduler.policy(), PolicyKind::kHash);
