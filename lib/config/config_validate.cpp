@@ -209,7 +209,7 @@ bool is_unicast_mac(std::string_view text) {
 
 bool is_policy_name(std::string_view name) {
   return name == "hash" || name == "wrr" || name == "lqf" || name == "adaptive" ||
-         name == "latency";
+         name == "latency" || name == "spray";
 }
 
 bool is_rss_field(std::string_view field) {

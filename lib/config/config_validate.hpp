@@ -20,7 +20,7 @@ bool is_unicast_mac(std::string_view text);
 bool is_rss_field(std::string_view field);
 // The distribution policies scheduler.policy and classes.list[].policy may name.
 bool is_policy_name(std::string_view name);
-inline constexpr const char* kPolicyNames = "hash, wrr, lqf, adaptive, latency";
+inline constexpr const char* kPolicyNames = "hash, wrr, lqf, adaptive, latency, spray";
 std::string rss_field_names();
 
 }  // namespace braid::config

@@ -5,7 +5,8 @@
 namespace braid::sched {
 namespace {
 
-constexpr std::array<std::string_view, 5> kNames = {"hash", "wrr", "lqf", "adaptive", "latency"};
+constexpr std::array<std::string_view, 6> kNames = {"hash",     "wrr",     "lqf",
+                                                    "adaptive", "latency", "spray"};
 
 }  // namespace
 
@@ -32,6 +33,8 @@ std::unique_ptr<Policy> make_policy(PolicyKind kind) {
       return make_adaptive_policy();
     case PolicyKind::kLatency:
       return make_latency_policy();
+    case PolicyKind::kSpray:
+      return make_spray_policy();
   }
   return make_hash_policy();
 }

@@ -17,7 +17,14 @@ namespace braid::sched {
 
 using bond::MemberIndex;
 
-enum class PolicyKind : std::uint8_t { kHash, kWrr, kLqf, kAdaptive, kLatency };
+enum class PolicyKind : std::uint8_t { kHash, kWrr, kLqf, kAdaptive, kLatency, kSpray };
+
+// Whether the policy moves buckets flowlet by flowlet (the scheduler plans, workers record
+// activity). hash keeps its table static; spray sends a class's packets round robin over the
+// table, per packet, so where a bucket points needs no planning.
+inline bool moves_flowlets(PolicyKind kind) {
+  return kind != PolicyKind::kHash && kind != PolicyKind::kSpray;
+}
 
 std::string_view policy_name(PolicyKind kind);
 std::optional<PolicyKind> parse_policy(std::string_view name);
@@ -72,12 +79,13 @@ class Policy {
 };
 
 // One file each: hash_policy.cpp, wrr_policy.cpp, lqf_policy.cpp, adaptive_policy.cpp,
-// latency_policy.cpp.
+// latency_policy.cpp, spray_policy.cpp.
 std::unique_ptr<Policy> make_hash_policy();
 std::unique_ptr<Policy> make_wrr_policy();
 std::unique_ptr<Policy> make_lqf_policy();
 std::unique_ptr<Policy> make_adaptive_policy();
 std::unique_ptr<Policy> make_latency_policy();
+std::unique_ptr<Policy> make_spray_policy();
 std::unique_ptr<Policy> make_policy(PolicyKind kind);
 
 }  // namespace braid::sched

@@ -51,6 +51,7 @@ std::vector<std::uint32_t> Scheduler::weights() const {
         out[m] = 1000;  // equal members
         break;
       case PolicyKind::kWrr:
+      case PolicyKind::kSpray:
         out[m] = settings_.weights[m] * 1000;
         break;
       case PolicyKind::kAdaptive:

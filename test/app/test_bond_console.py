@@ -162,7 +162,7 @@ def test_missing_counters_are_null_in_json(running):
 
 def test_weight_help_says_which_policies_use_weights(running):
     text = ctl(running, "help", "set", "bond").stdout
-    assert "wrr and adaptive use weights; hash, lqf and latency give every member an equal share" in text
+    assert "wrr, adaptive and spray use weights; hash, lqf and latency give every member an equal share" in text
     assert "<weight>: a member weight, 1..1000 (read by the wrr and adaptive policies only)" in text
     ctl(running, "set", "bond", "lag", "policy", "lqf")
     try:

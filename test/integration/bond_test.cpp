@@ -2,6 +2,10 @@
 // down moves only its own flows, coming back takes a fair share, and every packet is accounted.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <vector>
+
 #include "bond_rig.hpp"
 
 namespace braid::test {
@@ -218,6 +222,58 @@ TEST(StaticBond, AClassPinnedToTwoMembersUsesOnlyThemAndFailsOverOnItsOwnTable) 
   expect_balanced(rig.engine());
   EXPECT_EQ(rig.engine().totals().dropped(), 0u);
   EXPECT_EQ(rig.tracker().reordered(), 0u);
+}
+
+// Issue 16, the spray policy: every packet takes the next bucket of the table, so each flow
+// spreads over every member in the configured weights (3:1 here) and a member that leaves takes
+// its share with it at once, nothing dropped.
+TEST(StaticBond, SprayWeighsEveryPacketAndFailsOverWithTheBond) {
+  // Flows take turns, so a flow count sharing a factor with the table's period would put each
+  // flow's packets on the same buckets every time: 3 flows over 2 members do not.
+  constexpr std::uint32_t kFlows = 3;
+  BondRig rig(2, ", mode: static, scheduler: {policy: spray, weights: [3, 1]}", kFlows);
+  std::vector<std::array<std::uint64_t, 2>> seen(kFlows);
+  rig.observe([&](const Stamp& stamp, int member) { ++seen[stamp.flow][member]; });
+  rig.engine().start();
+  EXPECT_TRUE(rig.bond().spray(0));
+  rig.send(8192);  // two walks of the 4096-bucket table
+  EXPECT_NEAR(static_cast<double>(rig.received(0)), 8192 * 0.75, 8192 * 0.01);
+  for (std::uint32_t f = 0; f < kFlows; ++f) {
+    EXPECT_GT(seen[f][0], 1000u) << "flow " << f;
+    EXPECT_GT(seen[f][1], 300u) << "flow " << f;
+  }
+  rig.bond().set_member_admin(1, false, monotonic_ns());
+  rig.settle();
+  const std::uint64_t on_1 = rig.received(1);
+  rig.send(1000);
+  EXPECT_EQ(rig.received(1), on_1) << "sprayed onto the member that left";
+  rig.engine().stop();
+  EXPECT_EQ(rig.engine().totals().dropped(), 0u);
+  expect_balanced(rig.engine());
+}
+
+// Spray on one class only: its 63 flows (source ports 1024..1086; 63 and the 4 members share no
+// factor, so flows taking turns do not land on the same member each time) use every member, the
+// other class's flows each keep to one.
+TEST(StaticBond, OnlyTheSprayedClassSpreadsItsFlows) {
+  constexpr std::uint32_t kFlows = 128;
+  BondRig rig(4,
+              ", mode: static, classes: {default: rest, list: [{name: sprayed, policy: spray}, "
+              "{name: rest}], rules: [{class: sprayed, src_port: \"1024-1086\"}]}",
+              kFlows);
+  std::vector<std::array<std::uint64_t, 4>> seen(kFlows);
+  rig.observe([&](const Stamp& stamp, int member) { ++seen[stamp.flow][member]; });
+  rig.engine().start();
+  EXPECT_TRUE(rig.bond().spray(0));
+  EXPECT_FALSE(rig.bond().spray(1));
+  rig.send(kFlows * 64);
+  for (std::uint32_t f = 0; f < kFlows; ++f) {
+    const auto members = std::count_if(seen[f].begin(), seen[f].end(),
+                                       [](std::uint64_t packets) { return packets != 0; });
+    EXPECT_EQ(members, f < 63 ? 4 : 1) << "flow " << f;
+  }
+  rig.engine().stop();
+  expect_balanced(rig.engine());
 }
 
 TEST(StaticBond, ABondWithoutClassesClassifiesNothing) {

@@ -153,15 +153,19 @@ TEST(EmulatedLinks, TheLatencyClassLeavesAStandingQueueThatTheHashClassKeepsFill
   rig.run_at_rate(40'000, 1000 * kMs);
   late_from = monotonic_ns();
   rig.run_at_rate(40'000, 1000 * kMs);
+  // While the load still runs (the queue drains once it stops).
+  const sched::BondScheduler& scheduler = rig.engine().bond_scheduler(0);
+  const sched::Snapshot loaded = scheduler.snapshot(0);
   rig.settle();
   rig.engine().stop();
   rig.drain_links();
 
-  const sched::BondScheduler& scheduler = rig.engine().bond_scheduler(0);
   const sched::Snapshot probe = scheduler.snapshot(0);
   EXPECT_EQ(probe.policy, sched::PolicyKind::kLatency);
-  ASSERT_TRUE(probe.members[3].delay_ns.has_value());
-  EXPECT_GT(*probe.members[3].delay_ns, 5 * kMs) << "member 3's queue did not stand";
+  ASSERT_TRUE(loaded.members[3].delay_ns.has_value());
+  ASSERT_TRUE(loaded.members[0].delay_ns.has_value());
+  EXPECT_GT(*loaded.members[3].delay_ns, 5 * kMs) << "member 3's queue did not stand";
+  EXPECT_LT(*loaded.members[0].delay_ns, *loaded.members[3].delay_ns);
   // Only buckets that carry traffic move (about 16 of member 3's 256: 64 flows over 4 members).
   EXPECT_LT(buckets_on(rig, 0, 3), 256) << "no probe bucket left the member with the long wait";
   EXPECT_GT(probe.held_moves, 0u) << "busy probe flowlets left without being held";
@@ -239,9 +243,10 @@ TEST(EmulatedLinks, SwitchingPolicyWhileMovesAreHeldLosesAndReordersNothing) {
               256, slow_link());
   rig.link(3).pause_periodically(1 * kMs, 750'000);
   rig.engine().start();
-  // Every other switch is to hash, each made while adaptive holds a busy bucket if it can.
-  const char* policies[] = {"hash", "adaptive", "lqf",  "adaptive", "hash", "adaptive",
-                            "wrr",  "adaptive", "hash", "adaptive", "hash", "adaptive"};
+  // Switches between hash and the flowlet policies (adaptive and latency hold busy buckets), each
+  // made while a busy bucket is held if one is.
+  const char* policies[] = {"hash",     "adaptive", "lqf",     "adaptive", "hash", "latency", "wrr",
+                            "adaptive", "hash",     "latency", "adaptive", "hash", "adaptive"};
   rig.run_at_rate(52'000, 300 * kMs);  // adaptive settles and holds busy buckets
   std::uint64_t holding_at_a_switch = 0;
   for (const char* policy : policies) {

@@ -426,11 +426,13 @@ void Bond::rebuild(std::uint64_t now_ns, const std::string& cause) {
   table->buckets = buckets_;
   table->bucket_shift = 32 - static_cast<std::uint32_t>(__builtin_ctz(per_class));
   table->class_shift = static_cast<std::uint32_t>(__builtin_ctz(per_class));
+  table->spray_classes = spray_classes_;
   const BondTable* previous = publisher_.current();
   const bool same = previous != nullptr && previous->buckets == table->buckets &&
                     previous->collecting == table->collecting &&
                     previous->distributing == table->distributing &&
-                    previous->class_members == table->class_members;
+                    previous->class_members == table->class_members &&
+                    previous->spray_classes == table->spray_classes;
   if (same) return;
   publisher_.publish(std::move(table));
   last_publish_ns_ = now_ns;
@@ -595,6 +597,14 @@ void Bond::set_flowlet_managed(std::size_t c, bool managed) {
   const bool any = std::any_of(flowlet_managed_.begin(), flowlet_managed_.begin() + class_count_,
                                [](bool flowlets) { return flowlets; });
   record_activity_.store(any, std::memory_order_relaxed);
+}
+
+void Bond::set_spray(std::size_t c, bool spray, std::uint64_t now_ns) {
+  const auto bit = static_cast<std::uint8_t>(1u << c);
+  const auto mask = static_cast<std::uint8_t>(spray ? spray_classes_ | bit : spray_classes_ & ~bit);
+  if (c >= class_count_ || mask == spray_classes_) return;
+  spray_classes_ = mask;
+  if (publisher_.current() != nullptr) rebuild(now_ns, spray ? "spray on" : "spray off");
 }
 
 std::optional<std::uint64_t> Bond::publish_assignment(std::size_t c,

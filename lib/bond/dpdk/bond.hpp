@@ -160,6 +160,10 @@ class Bond {
   bool flowlet_managed(std::size_t class_id) const { return flowlet_managed_[class_id]; }
   void set_flowlet_managed(std::size_t class_id, bool managed);
   bool records_activity() const { return record_activity_.load(std::memory_order_relaxed); }
+  // Class c under the spray policy: its packets go round robin over its table, per packet
+  // (BondTable::spray_classes); published at once.
+  void set_spray(std::size_t class_id, bool spray, std::uint64_t now_ns);
+  bool spray(std::size_t class_id) const { return (spray_classes_ >> class_id & 1) != 0; }
   // Publishes `buckets` as class `class_id`'s table (bonds[].buckets of them) through the same
   // RCU path as rebuilds. Refused (nullopt) when a bucket names a member the class does not
   // distribute on in the current table; a bucket may be kHeldBucket (workers hold its packets
@@ -320,6 +324,7 @@ class Bond {
   std::array<std::uint16_t, classify::kMaxClasses> class_masks_{};
   std::array<std::vector<std::uint32_t>, classify::kMaxClasses> class_weights_{};
   std::array<bool, classify::kMaxClasses> flowlet_managed_{};
+  std::uint8_t spray_classes_ = 0;  // BondTable::spray_classes
   std::array<bool, classify::kMaxClasses> spilling_{};
   std::atomic<bool> record_activity_{false};
   // Per member, its partner's source address for the workers' policers (BondShared).

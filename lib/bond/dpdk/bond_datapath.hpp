@@ -105,6 +105,10 @@ class BondEgress {
     flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, slots.data());
     if (class_hits_ != nullptr) {
       classify_slots(table, packets, n, slots.data());
+    } else if (table.spray_classes != 0) {  // the bond's one table, sprayed
+      const std::uint32_t last = (1u << table.class_shift) - 1;
+      for (std::uint16_t i = 0; i < n; ++i)
+        slots[i] = spray_next_[0]++ & last;
     } else {
       const std::uint32_t shift = table.bucket_shift;
       for (std::uint16_t i = 0; i < n; ++i)
@@ -120,15 +124,19 @@ class BondEgress {
   }
 
   // Each frame's class (the classifier's own parse, about 30 ns; doc/benchmarks.md: only bonds
-  // with classes pay it), counted, and its hash turned into a slot of that class's table.
+  // with classes pay it), counted, and its hash turned into a slot of that class's table; a
+  // sprayed class's next slot instead.
   void classify_slots(const BondTable& table, rte_mbuf* const* packets, std::uint16_t n,
                       std::uint32_t* slots) {
     std::array<std::uint64_t, classify::kMaxClasses> hits{};
+    const std::uint32_t spray = table.spray_classes;
     for (std::uint16_t i = 0; i < n; ++i) {
       const ByteSpan frame(rte_pktmbuf_mtod(packets[i], const std::uint8_t*), packets[i]->data_len);
       const classify::ClassId class_id = shared_->classifier->classify(frame);
       ++hits[class_id];  // < kMaxClasses: the spec was checked
-      slots[i] = table.slot(class_id, slots[i]);
+      const std::uint32_t hash =
+          (spray >> class_id & 1) != 0 ? spray_next_[class_id]++ << table.bucket_shift : slots[i];
+      slots[i] = table.slot(class_id, hash);
     }
     for (std::size_t c = 0; c < hits.size(); ++c) {
       if (hits[c] != 0) class_hits_->packets[c].add(hits[c]);
@@ -211,6 +219,8 @@ class BondEgress {
   // The generation, not the address: a freed table's address may come back for a newer one.
   std::uint64_t seen_ = 0;
   BucketHold hold_;
+  // Per class, the next bucket a sprayed packet takes (the class's table walked round robin).
+  std::array<std::uint32_t, classify::kMaxClasses> spray_next_{};
 };
 
 class BondIngress {

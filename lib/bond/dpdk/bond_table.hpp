@@ -25,6 +25,9 @@ struct BondTable {
   std::array<bool, kMaxMembers> collecting{};    // frames from other members are discarded
   // Per class, the members its buckets may name (bit m: member m).
   std::array<std::uint16_t, classify::kMaxClasses> class_members{};
+  // Classes under the spray policy (bit c: class c): a worker walks their buckets one per packet
+  // instead of indexing them by the flow hash.
+  std::uint8_t spray_classes = 0;
 
   std::uint32_t slot(std::uint32_t class_id, std::uint32_t hash) const {
     return class_id << class_shift | hash >> bucket_shift;

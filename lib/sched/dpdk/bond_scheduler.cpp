@@ -66,7 +66,9 @@ void BondScheduler::start(std::uint64_t now_ns) {
 
 void BondScheduler::apply_policy(std::size_t c, std::uint64_t now_ns) {
   Lane& lane = lanes_[c];
-  const bool hash = lane.scheduler.policy() == PolicyKind::kHash;
+  const PolicyKind kind = lane.scheduler.policy();
+  const bool hash = kind == PolicyKind::kHash;
+  const bool flowlets = moves_flowlets(kind);
   // To hash: the bond's own rebuild would give held buckets a member and bring every member to
   // an equal share at once, moving busy buckets while their old members still queue their
   // packets (reordering those flows). So the scheduler first settles there flowlet by flowlet
@@ -80,14 +82,19 @@ void BondScheduler::apply_policy(std::size_t c, std::uint64_t now_ns) {
   // what hash sent unrecorded was sent by now at the latest: a bucket whose count has not moved
   // when the next period reads it (often more than a gap later) was last seen now, not when
   // the last flowlet policy saw it. Its packets may still wait in a paused member's queue.
-  if (!hash && !bond_.flowlet_managed(c)) {
+  if (flowlets && !bond_.flowlet_managed(c)) {
     lane.recording_since_ns = now_ns;
     for (BucketActivity& bucket : lane.activity)
       bucket.last_seen_ns = std::max(bucket.last_seen_ns, now_ns);
   }
-  bond_.set_flowlet_managed(c, !hash);
+  bond_.set_flowlet_managed(c, flowlets);
+  // Spray reorders by design: its table takes the weights at once (what held buckets had
+  // waiting goes with the new table).
+  bond_.set_spray(c, kind == PolicyKind::kSpray, now_ns);
   if (hash) {
     bond_.set_weights(c, std::vector<std::uint32_t>(bond_.member_count(), 1), now_ns);
+  } else if (!flowlets) {
+    bond_.set_weights(c, lane.scheduler.weights(), now_ns);
   } else {
     bond_.set_weight_targets(c, lane.scheduler.weights(), now_ns);
   }
@@ -256,7 +263,7 @@ void BondScheduler::period(std::size_t c, std::uint64_t now_ns) {
   // class is under a flowlet policy): its counts cannot have moved, so reading them (buckets x
   // workers) would only cost the protocol loop. While any class records, every class's counts
   // are read, so a later switch from hash does not see them jump by all that hash sent.
-  const bool still = lane.scheduler.policy() == PolicyKind::kHash && !lane.scheduler.settling() &&
+  const bool still = !moves_flowlets(lane.scheduler.policy()) && !lane.scheduler.settling() &&
                      lane.scheduler.moves_in_progress() == 0 && !bond_.records_activity();
   if (!still) gather_activity(c, now_ns);
   const StepResult result =
@@ -352,8 +359,12 @@ bool BondScheduler::set_weight(std::size_t member, std::uint32_t weight, std::ui
   }
   for (std::size_t c = 0; c < lanes_.size(); ++c) {
     lanes_[c].scheduler.set_weight(member, weight, now_ns);
-    if (lanes_[c].scheduler.policy() != PolicyKind::kHash)
+    const PolicyKind kind = lanes_[c].scheduler.policy();
+    if (kind == PolicyKind::kSpray) {
+      bond_.set_weights(c, lanes_[c].scheduler.weights(), now_ns);
+    } else if (kind != PolicyKind::kHash) {
       bond_.set_weight_targets(c, lanes_[c].scheduler.weights(), now_ns);
+    }
   }
   return true;
 }

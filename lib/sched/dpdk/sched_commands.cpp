@@ -201,27 +201,28 @@ void register_sched_commands(control::ControlPlane& control, std::vector<Schedul
                  for (const ScheduledBond& b : chosen(bonds, args))
                    show_scheduler(b, out);
                });
-  commands.add(
-      "set bond <bond> policy hash|wrr|lqf|adaptive|latency",
-      "the bond's distribution policy (doc/scheduler.md)", [bonds](const Args& args, Output& out) {
-        const ScheduledBond* b = find_bond(bonds, args.get("bond"));
-        const std::string name = args.pick({"hash", "wrr", "lqf", "adaptive", "latency"}, "hash");
-        std::string error;
-        if (b == nullptr || !b->scheduler->set_policy(name, monotonic_ns(), error)) {
-          out.error(b == nullptr ? "no bond " + args.get("bond") : error);
-          return;
-        }
-        out.line("bond " + b->bond->name() + ": policy " + name);
-        std::string kept;
-        for (std::size_t c = 0; c < b->scheduler->class_count(); ++c) {
-          if (b->scheduler->own_policy(c))
-            kept += (kept.empty() ? "" : ", ") + b->bond->config().classes.classes[c].name;
-        }
-        if (!kept.empty()) out.line("classes with a policy of their own keep it: " + kept);
-      });
+  commands.add("set bond <bond> policy hash|wrr|lqf|adaptive|latency|spray",
+               "the bond's distribution policy (doc/scheduler.md)",
+               [bonds](const Args& args, Output& out) {
+                 const ScheduledBond* b = find_bond(bonds, args.get("bond"));
+                 const std::string name =
+                     args.pick({"hash", "wrr", "lqf", "adaptive", "latency", "spray"}, "hash");
+                 std::string error;
+                 if (b == nullptr || !b->scheduler->set_policy(name, monotonic_ns(), error)) {
+                   out.error(b == nullptr ? "no bond " + args.get("bond") : error);
+                   return;
+                 }
+                 out.line("bond " + b->bond->name() + ": policy " + name);
+                 std::string kept;
+                 for (std::size_t c = 0; c < b->scheduler->class_count(); ++c) {
+                   if (b->scheduler->own_policy(c))
+                     kept += (kept.empty() ? "" : ", ") + b->bond->config().classes.classes[c].name;
+                 }
+                 if (!kept.empty()) out.line("classes with a policy of their own keep it: " + kept);
+               });
   commands.define_param("class", {.help = "a traffic class of the bond (bonds[].classes.list)"});
   commands.add(
-      "set bond <bond> class <class> policy hash|wrr|lqf|adaptive|latency",
+      "set bond <bond> class <class> policy hash|wrr|lqf|adaptive|latency|spray",
       "one traffic class's own distribution policy (doc/classes.md)",
       [bonds](const Args& args, Output& out) {
         const ScheduledBond* b = find_bond(bonds, args.get("bond"));
@@ -229,7 +230,8 @@ void register_sched_commands(control::ControlPlane& control, std::vector<Schedul
           out.error("no bond " + args.get("bond"));
           return;
         }
-        const std::string name = args.pick({"hash", "wrr", "lqf", "adaptive", "latency"}, "hash");
+        const std::string name =
+            args.pick({"hash", "wrr", "lqf", "adaptive", "latency", "spray"}, "hash");
         std::string error;
         if (!b->scheduler->set_class_policy(args.get("class"), name, monotonic_ns(), error)) {
           out.error(error);
@@ -239,8 +241,8 @@ void register_sched_commands(control::ControlPlane& control, std::vector<Schedul
       });
   commands.add(
       "set bond <bond> weight <member> <weight>",
-      "a member's configured weight: wrr and adaptive use weights; hash, lqf and latency "
-      "give every member an equal share",
+      "a member's configured weight: wrr, adaptive and spray use weights; hash, lqf and "
+      "latency give every member an equal share",
       [bonds](const Args& args, Output& out) {
         const ScheduledBond* b = find_bond(bonds, args.get("bond"));
         if (b == nullptr) {
@@ -276,7 +278,7 @@ void register_sched_commands(control::ControlPlane& control, std::vector<Schedul
         if (policy == PolicyKind::kHash || policy == PolicyKind::kLqf ||
             policy == PolicyKind::kLatency) {
           out.line("policy " + std::string(policy_name(policy)) +
-                   " ignores weights: this one applies under wrr or adaptive");
+                   " ignores weights: this one applies under wrr, adaptive or spray");
         }
       });
   commands.add(

@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
       "reordered | link drops | braid drops (flowlet_hold) | moves (busy ones held) | weights | "
       "accounted |\n");
   std::printf("|---|---|---:|---:|---|---|---:|---:|---:|---:|---|---|\n");
-  for (const char* policy : {"hash", "lqf", "adaptive"}) {
+  for (const char* policy : {"hash", "lqf", "adaptive", "latency", "spray"}) {
     const Result r = run(policy, link_kpps * 1000, seconds);
     std::string shares, weights;
     for (double share : r.sent_share)

@@ -134,7 +134,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadClasses{"class_policy_unknown",
                    "\n      default: a\n      list: [{name: a, policy: fastest}]\n",
                    "classes.list[0].policy: unknown policy \"fastest\" (known: hash, wrr, lqf, "
-                   "adaptive, latency)"},
+                   "adaptive, latency, spray)"},
         BadClasses{"class_unknown_key", "\n      default: a\n      list: [{name: a, share: 5}]\n",
                    "classes.list[0]: unknown key \"share\""},
         BadClasses{"qp_above_24_bits", kTwo + "        - {class: a, roce_dest_qp: 16777216}\n",

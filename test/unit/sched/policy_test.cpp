@@ -45,13 +45,17 @@ TEST(PolicyNames, ParseAndPrintEveryPolicy) {
   EXPECT_FALSE(parse_policy("random").has_value());
 }
 
-TEST(HashPolicy, NeverMovesABucket) {
+TEST(HashPolicy, NeverMovesABucketAndNeitherDoesSpray) {
   Case c(4, 256);
   for (std::size_t b = 0; b < 256; ++b)
     c.load[b] = b < 8 ? 1000 : 1;  // very unbalanced: member 0 has every elephant
-  const Plan plan = make_hash_policy()->plan(c.input());
-  EXPECT_EQ(plan.moved, 0u);
-  EXPECT_EQ(plan.buckets, c.buckets);
+  for (const PolicyKind kind : {PolicyKind::kHash, PolicyKind::kSpray}) {
+    const Plan plan = make_policy(kind)->plan(c.input());
+    EXPECT_EQ(plan.moved, 0u);
+    EXPECT_EQ(plan.buckets, c.buckets);
+    EXPECT_FALSE(moves_flowlets(kind));
+  }
+  EXPECT_TRUE(moves_flowlets(PolicyKind::kLatency));
 }
 
 TEST(WrrPolicy, SharesAreExactOverACycle) {
