@@ -2,16 +2,19 @@
 // class for a frame (first match wins) and the default class for the rest (doc/classes.md).
 // Plain data: the config loader fills it, the Classifier compiles it. Rules name classes by
 // index; the loader resolves the names. Each class also says how its frames are distributed:
-// over which of the bond's members and by which policy (the bond applies it; shares, ECN and
-// the PFC watchdog will join).
+// over which of the bond's members, by which policy, and whether braid marks its ECT packets CE
+// (the bond applies them; reserved shares and a per-class PFC watchdog will join).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "ecn/ecn_profile.hpp"
 
 namespace braid::classify {
 
@@ -76,8 +79,12 @@ struct ClassSpec {
   // The bond's members (indices in its member list) the class's frames may leave on; empty:
   // every member. While none of them can carry traffic, the class spills over to the others.
   std::vector<std::uint16_t> members;
-  // Its distribution policy (hash, wrr, lqf, adaptive); empty: the bond's scheduler.policy.
+  // Its distribution policy (hash, wrr, lqf, adaptive, latency, spray); empty: the bond's
+  // scheduler.policy.
   std::string policy;
+  // braid's own ECN marking of the class's ECT packets by its member's queue depth (lib/ecn);
+  // none: off.
+  std::optional<ecn::EcnProfile> ecn;
 };
 
 struct ClassifierSpec {

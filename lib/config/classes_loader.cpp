@@ -5,9 +5,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "config/config_validate.hpp"
+#include "ecn/ecn_profile.hpp"
 
 namespace braid::config {
 namespace {
@@ -146,6 +149,29 @@ std::vector<std::uint16_t> read_class_members(const YamlReader& in, const YAML::
   return indices;
 }
 
+// list[].ecn: {kmin_descriptors, kmax_descriptors, pmax_permille} (lib/ecn/ecn_profile.hpp); any
+// key left out keeps its default.
+std::optional<ecn::EcnProfile> read_class_ecn(const YamlReader& in, const YAML::Node& entry,
+                                              const std::string& where) {
+  const YAML::Node node = entry["ecn"];
+  if (!node.IsDefined()) return std::nullopt;
+  const std::string at = where + ".ecn";
+  in.expect_map(node, at, {"kmin_descriptors", "kmax_descriptors", "pmax_permille"});
+  ecn::EcnProfile profile;
+  profile.kmin_descriptors = static_cast<std::uint32_t>(in.get_uint(
+      node, "kmin_descriptors", at, 0, ecn::kMaxQueueDescriptors, profile.kmin_descriptors));
+  profile.kmax_descriptors = static_cast<std::uint32_t>(in.get_uint(
+      node, "kmax_descriptors", at, 1, ecn::kMaxQueueDescriptors, profile.kmax_descriptors));
+  profile.pmax_permille = static_cast<std::uint32_t>(
+      in.get_uint(node, "pmax_permille", at, 0, ecn::kPermille, profile.pmax_permille));
+  if (std::string error = ecn::profile_error(profile); !error.empty()) {
+    constexpr std::string_view kPrefix = "ecn: ";  // the key's path already says it
+    if (error.starts_with(kPrefix)) error.erase(0, kPrefix.size());
+    in.fail(node, at, error);
+  }
+  return profile;
+}
+
 std::string read_class_policy(const YamlReader& in, const YAML::Node& entry,
                               const std::string& where) {
   const std::string policy = in.get_string(entry, "policy", where, "");
@@ -173,7 +199,7 @@ ClassifierSpec read_classes(const YamlReader& in, const YAML::Node& node, const 
   }
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string at = where + ".list[" + std::to_string(i) + "]";
-    in.expect_map(list[i], at, {"name", "members", "policy"});
+    in.expect_map(list[i], at, {"name", "members", "policy", "ecn"});
     std::string name = in.required_string(list[i], "name", at);
     if (!is_valid_name(name)) {
       in.fail(list[i]["name"], at, "names use letters, digits, '-' and '_' (1..32 characters)");
@@ -183,6 +209,7 @@ ClassifierSpec read_classes(const YamlReader& in, const YAML::Node& node, const 
     }
     spec.classes.push_back({std::move(name), read_class_members(in, list[i], at, members),
                             read_class_policy(in, list[i], at)});
+    spec.classes.back().ecn = read_class_ecn(in, list[i], at);
   }
   spec.default_class = class_index(in, spec, node["default"], where + ".default",
                                    in.required_string(node, "default", where));

@@ -44,7 +44,8 @@ std::vector<std::uint8_t> build_frame(const FlowSpec& flow, std::uint16_t frame_
   const auto l4_total = static_cast<std::uint16_t>(size - l4);
   std::uint32_t pseudo_sum = 0;
   if (flow.ipv6) {
-    store_be32(bytes, l3, 0x60000000);  // version 6, no traffic class, no flow label
+    // Version 6, the traffic class, no flow label.
+    store_be32(bytes, l3, 0x60000000u | std::uint32_t{flow.traffic_class} << 20);
     store_be16(bytes, l3 + 4, l4_total);
     frame[l3 + 6] = flow.protocol;
     frame[l3 + 7] = kDefaultTtl;
@@ -55,6 +56,7 @@ std::vector<std::uint8_t> build_frame(const FlowSpec& flow, std::uint16_t frame_
     pseudo_sum = add_checksum(0, bytes.subspan(l3 + 8, 32));
   } else {
     frame[l3] = 0x45;  // version 4, IHL 5
+    frame[l3 + 1] = flow.traffic_class;
     store_be16(bytes, l3 + 2, static_cast<std::uint16_t>(size - l3));
     frame[l3 + 8] = kDefaultTtl;
     frame[l3 + 9] = flow.protocol;

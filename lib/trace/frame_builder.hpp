@@ -26,6 +26,7 @@ struct FlowSpec {
   std::uint8_t protocol = kIpProtoUdp;
   std::uint16_t src_port = 0;
   std::uint16_t dst_port = 0;
+  std::uint8_t traffic_class = 0;  // IPv4 TOS / IPv6 Traffic Class: DSCP << 2 | ECN
 };
 
 // `frame_size` counts bytes as captured (no FCS); frames too small for their headers grow to fit.

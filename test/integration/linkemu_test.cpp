@@ -6,12 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <span>
 #include <string_view>
 #include <vector>
 
 #include "bond_rig.hpp"
+#include "common/inet_checksum.hpp"
 
 namespace braid::test {
 namespace {
@@ -177,6 +179,56 @@ TEST(EmulatedLinks, TheLatencyClassLeavesAStandingQueueThatTheHashClassKeepsFill
       << late_probes_on_3 << " of " << late_probes << " probe packets still took member 3";
   EXPECT_EQ(rig.tracker().reordered(), 0u);
   EXPECT_EQ(rig.tracker().foreign(), 0u);
+  const datapath::CounterTotals totals = rig.engine().totals();
+  EXPECT_EQ(rig.links_in_flight(), 0u);
+  EXPECT_EQ(rig.injected(), rig.received_total() + totals.dropped() + rig.link_drops());
+}
+
+// Issue 16, braid's own ECN marking: flows 0..127 (source ports 1024..1151) are class `marked`
+// with an ECN profile (kmin 16, kmax 96 packets), the rest class `plain` without one, both under
+// hash; every flow is ECT(0). Member 3 is paused 750 us of every millisecond, so its queue stands
+// full (128 packets) while the others stay nearly empty: the marked class's packets on member 3
+// arrive CE (the queue is past kmax), elsewhere almost never, the plain class's never; marked
+// IPv4 headers keep a valid checksum; braid's counters agree with what arrived.
+TEST(EmulatedLinks, EcnMarksFollowTheMembersQueueAndOnlyTheClassThatAsks) {
+  BondRig rig(4,
+              ", mode: static, buckets: 1024, lldp: off, scheduler: {policy: hash, congestion: "
+              "{source: sim}}, classes: {default: plain, list: [{name: marked, ecn: "
+              "{kmin_descriptors: 16, kmax_descriptors: 96, pmax_permille: 200}}, {name: plain}], "
+              "rules: [{class: marked, src_port: \"1024-1151\"}]}",
+              256, slow_link());
+  rig.link(3).pause_periodically(1 * kMs, 750'000);
+  std::array<std::array<std::uint64_t, 4>, 2> arrived{};  // by class (0 marked), member
+  std::array<std::array<std::uint64_t, 4>, 2> ce{};
+  std::uint64_t bad_checksums = 0;
+  rig.intercept([&](const rte_mbuf* frame, std::size_t member) {
+    const auto* bytes = rte_pktmbuf_mtod(frame, const std::uint8_t*);
+    if (frame->data_len < 64 || bytes[12] != 0x08 || bytes[13] != 0x00) return false;
+    const std::size_t c = FlowSet::stamp_of(frame).flow < 128 ? 0 : 1;
+    ++arrived[c][member];
+    if ((bytes[15] & 0x03) == 0x03) ++ce[c][member];
+    if (fold_checksum(add_checksum(0, ByteSpan(bytes + 14, 20))) != 0) ++bad_checksums;
+    return false;
+  });
+  rig.engine().start();
+  rig.run_at_rate(40'000, 1500 * kMs);
+  rig.settle();
+  rig.engine().stop();
+  rig.drain_links();
+
+  ASSERT_GT(arrived[0][3], 500u);
+  EXPECT_GT(ce[0][3] * 10, arrived[0][3] * 9) << ce[0][3] << " of " << arrived[0][3];
+  for (std::size_t m = 0; m < 3; ++m)
+    EXPECT_LT(ce[0][m] * 20, arrived[0][m] + 20) << "member " << m;
+  for (std::size_t m = 0; m < 4; ++m)
+    EXPECT_EQ(ce[1][m], 0u) << "the plain class was marked on member " << m;
+  EXPECT_EQ(bad_checksums, 0u);
+  const auto marked = rig.bond().class_ecn_marked();
+  // Braid marked what arrived CE, and what the full queue then dropped.
+  EXPECT_GE(marked[0][3], ce[0][3]);
+  EXPECT_EQ(marked[1][3], 0u);
+  EXPECT_EQ(rig.bond().class_ecn_not_ect()[0], 0u);
+  EXPECT_EQ(rig.tracker().reordered(), 0u);
   const datapath::CounterTotals totals = rig.engine().totals();
   EXPECT_EQ(rig.links_in_flight(), 0u);
   EXPECT_EQ(rig.injected(), rig.received_total() + totals.dropped() + rig.link_drops());

@@ -27,6 +27,8 @@ struct Stamp {
 
 class FlowSet {
  public:
+  static constexpr std::uint8_t kEct0 = 0x02;  // the ECN field of the IP header: ECT(0)
+
   explicit FlowSet(std::uint32_t flows, std::uint16_t frame_size = 64) {
     for (std::uint32_t f = 0; f < flows; ++f) {
       trace::FlowSpec spec;
@@ -35,6 +37,7 @@ class FlowSet {
       spec.dst_ipv4 = 0xc0a80001;
       spec.src_port = static_cast<std::uint16_t>(1024 + f % 50000);
       spec.dst_port = 4420;
+      spec.traffic_class = kEct0;  // ECN-capable, as RoCEv2 and DCTCP traffic is
       frames_.push_back(trace::build_frame(spec, frame_size));
     }
     next_sequence_.assign(flows, 0);

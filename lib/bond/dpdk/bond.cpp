@@ -114,6 +114,12 @@ Bond::Bond(const config::BondConfig& config, std::vector<drivers::EthdevPort*> m
     classifier_ = std::make_unique<classify::Classifier>(config_.classes);
     shared_.classifier = classifier_.get();
     class_count_ = config_.classes.classes.size();
+    for (std::size_t c = 0; c < class_count_; ++c) {
+      if (!config_.classes.classes[c].ecn) continue;
+      shared_.ecn[c] = &*config_.classes.classes[c].ecn;
+      shared_.ecn_classes = static_cast<std::uint8_t>(shared_.ecn_classes | 1u << c);
+    }
+    shared_.member_depth = queue_depth_.data();
   }
   const auto every_member = static_cast<std::uint16_t>((1u << members_.size()) - 1);
   for (std::size_t c = 0; c < class_count_; ++c) {
@@ -654,6 +660,29 @@ std::array<std::uint64_t, classify::kMaxClasses> Bond::class_packets() const {
     if (!worker) continue;
     for (std::size_t c = 0; c < total.size(); ++c)
       total[c] += worker->packets[c].get();
+  }
+  return total;
+}
+
+std::array<std::array<std::uint64_t, kMaxMembers>, classify::kMaxClasses> Bond::class_ecn_marked()
+    const {
+  std::array<std::array<std::uint64_t, kMaxMembers>, classify::kMaxClasses> total{};
+  for (const auto& worker : class_hits_) {
+    if (!worker) continue;
+    for (std::size_t c = 0; c < total.size(); ++c) {
+      for (std::size_t m = 0; m < kMaxMembers; ++m)
+        total[c][m] += worker->ecn_marked[c][m].get();
+    }
+  }
+  return total;
+}
+
+std::array<std::uint64_t, classify::kMaxClasses> Bond::class_ecn_not_ect() const {
+  std::array<std::uint64_t, classify::kMaxClasses> total{};
+  for (const auto& worker : class_hits_) {
+    if (!worker) continue;
+    for (std::size_t c = 0; c < total.size(); ++c)
+      total[c] += worker->ecn_not_ect[c].get();
   }
   return total;
 }

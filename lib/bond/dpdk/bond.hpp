@@ -189,6 +189,16 @@ class Bond {
   // The bond's classifier (nullptr: no classes) and each class's packets, summed over workers.
   const classify::Classifier* classifier() const { return classifier_.get(); }
   std::array<std::uint64_t, classify::kMaxClasses> class_packets() const;
+  // Packets braid marked CE (classes.list[].ecn), by class and member, summed over workers; and
+  // by class those chosen but not ECT (left alone).
+  std::array<std::array<std::uint64_t, kMaxMembers>, classify::kMaxClasses> class_ecn_marked()
+      const;
+  std::array<std::uint64_t, classify::kMaxClasses> class_ecn_not_ect() const;
+  // The member's queue depth in packets as the scheduler read it (control thread, every
+  // period): what the workers' ECN marking judges by.
+  void set_queue_depth(std::size_t member, std::uint32_t packets) {
+    queue_depth_[member].store(packets, std::memory_order_relaxed);
+  }
   const std::vector<std::unique_ptr<BucketActivityArray>>& activity() const { return activity_; }
 
   const std::string& name() const { return config_.name; }
@@ -332,6 +342,7 @@ class Bond {
   std::vector<std::unique_ptr<BucketActivityArray>> activity_;
   std::unique_ptr<classify::Classifier> classifier_;
   std::vector<std::unique_ptr<ClassHits>> class_hits_;
+  std::array<std::atomic<std::uint32_t>, kMaxMembers> queue_depth_{};
 };
 
 }  // namespace braid::bond

@@ -22,9 +22,12 @@
 #include "bond/dpdk/table_publisher.hpp"
 #include "bond/slow_policer.hpp"
 #include "classify/classifier.hpp"
+#include "common/split_mix64.hpp"
 #include "common/token_bucket.hpp"
 #include "datapath/counters.hpp"
 #include "datapath/tx_buffer.hpp"
+#include "ecn/ce_mark.hpp"
+#include "ecn/ecn_profile.hpp"
 #include "flow/dpdk/mbuf_hash.hpp"
 #include "port/slow_protocols.hpp"
 
@@ -53,6 +56,12 @@ struct BondShared {
   // The bond's traffic classes (bonds[].classes; null: none): every frame the bond distributes
   // is classified, counted (ClassHits) and sent by its class's table.
   const classify::Classifier* classifier = nullptr;
+  // braid's own ECN marking (classes.list[].ecn): per class its profile (null: off), the classes
+  // that have one (bit c), and per member its queue depth in packets as the bond's scheduler
+  // last read it (every period: the marking follows the queue at that pace).
+  std::array<const ecn::EcnProfile*, classify::kMaxClasses> ecn{};
+  std::uint8_t ecn_classes = 0;
+  const std::atomic<std::uint32_t>* member_depth = nullptr;
 };
 
 // Per (worker, member RX queue), LLDPDUs to the control thread (802.1AB): a neighbour sends one
@@ -105,6 +114,7 @@ class BondEgress {
     flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, slots.data());
     if (class_hits_ != nullptr) {
       classify_slots(table, packets, n, slots.data());
+      if (shared_->ecn_classes != 0) mark_ecn(table, packets, n, slots.data());
     } else if (table.spray_classes != 0) {  // the bond's one table, sprayed
       const std::uint32_t last = (1u << table.class_shift) - 1;
       for (std::uint16_t i = 0; i < n; ++i)
@@ -140,6 +150,39 @@ class BondEgress {
     }
     for (std::size_t c = 0; c < hits.size(); ++c) {
       if (hits[c] != 0) class_hits_->packets[c].add(hits[c]);
+    }
+  }
+
+  // braid's own ECN marking: each packet of a class with a profile is chosen with the
+  // probability its member's queue depth gives (thresholds once per burst, one draw per packet)
+  // and, when ECT, marked CE. A packet whose buffer another reference shares is never written.
+  void mark_ecn(const BondTable& table, rte_mbuf* const* packets, std::uint16_t n,
+                const std::uint32_t* slots) {
+    std::array<std::array<std::uint64_t, kMaxMembers>, classify::kMaxClasses> threshold;
+    const std::uint32_t classes = shared_->ecn_classes;
+    for (std::size_t c = 0; c < classify::kMaxClasses; ++c) {
+      if ((classes >> c & 1) == 0) continue;
+      for (std::uint16_t m = 0; m < shared_->member_count; ++m) {
+        threshold[c][m] = ecn::mark_threshold(
+            *shared_->ecn[c], shared_->member_depth[m].load(std::memory_order_relaxed));
+      }
+    }
+    for (std::uint16_t i = 0; i < n; ++i) {
+      const std::uint32_t class_id = slots[i] >> table.class_shift;
+      if ((classes >> class_id & 1) == 0) continue;
+      const MemberIndex member = table.buckets[slots[i]];
+      if (member >= shared_->member_count) continue;  // held or dropped: not sent now
+      const std::uint64_t limit = threshold[class_id][member];
+      if (limit == 0 || (limit != ecn::kAlwaysMark && ecn_random_() >= limit)) continue;
+      rte_mbuf* packet = packets[i];
+      if (RTE_MBUF_CLONED(packet) || rte_mbuf_refcnt_read(packet) != 1) continue;
+      const ecn::MarkResult result =
+          ecn::mark_ce(MutableByteSpan(rte_pktmbuf_mtod(packet, std::uint8_t*), packet->data_len));
+      if (result == ecn::MarkResult::marked) {
+        class_hits_->ecn_marked[class_id][member].add(1);
+      } else if (result != ecn::MarkResult::already_ce) {
+        class_hits_->ecn_not_ect[class_id].add(1);
+      }
     }
   }
 
@@ -221,6 +264,7 @@ class BondEgress {
   BucketHold hold_;
   // Per class, the next bucket a sprayed packet takes (the class's table walked round robin).
   std::array<std::uint32_t, classify::kMaxClasses> spray_next_{};
+  SplitMix64 ecn_random_{reinterpret_cast<std::uintptr_t>(this)};  // any seed; one per worker
 };
 
 class BondIngress {

@@ -11,6 +11,16 @@ namespace {
 using control::Args;
 using control::MetricType;
 using control::Output;
+using control::Value;
+
+// "kmin-kmax pmax" of a class's ECN profile, "off" without one.
+std::string ecn_text(const std::optional<ecn::EcnProfile>& profile) {
+  if (!profile) return "off";
+  return std::to_string(profile->kmin_descriptors) + "-" +
+         std::to_string(profile->kmax_descriptors) + " " +
+         std::to_string(profile->pmax_permille / 10) + "." +
+         std::to_string(profile->pmax_permille % 10) + "%";
+}
 
 void show_classes(const Bond& bond, Output& out) {
   Output& section = out.section(bond.name());
@@ -22,8 +32,10 @@ void show_classes(const Bond& bond, Output& out) {
   const classify::ClassifierSpec& spec = classifier->spec();
   const std::array<std::uint64_t, classify::kMaxClasses> packets = bond.class_packets();
   const std::vector<std::string>& names = bond.config().members;
-  control::Table& table =
-      section.table("classes", {"class", "default", "rules", "members", "policy", "packets"});
+  const auto marked = bond.class_ecn_marked();
+  const auto not_ect = bond.class_ecn_not_ect();
+  control::Table& table = section.table("classes", {"class", "default", "rules", "members",
+                                                    "policy", "ecn", "packets", "ecn_not_ect"});
   for (std::size_t c = 0; c < spec.classes.size(); ++c) {
     std::string rules;
     for (std::size_t r = 0; r < spec.rules.size(); ++r) {
@@ -34,18 +46,22 @@ void show_classes(const Bond& bond, Output& out) {
     for (const std::uint16_t m : spec.classes[c].members)
       members += (members.empty() ? "" : ",") + names[m];
     const std::string& policy = spec.classes[c].policy;
+    const bool ecn = spec.classes[c].ecn.has_value();
     table.row({spec.classes[c].name, spec.default_class == c, rules.empty() ? "-" : rules,
-               members.empty() ? "all" : members, policy.empty() ? "bond" : policy, packets[c]});
+               members.empty() ? "all" : members, policy.empty() ? "bond" : policy,
+               ecn_text(spec.classes[c].ecn), packets[c],
+               ecn ? Value(not_ect[c]) : Value::missing()});
   }
   // Where each class's table sends its frames now: its buckets per member.
-  control::Table& shares = section.table("shares", {"class", "member", "buckets", "share"});
+  control::Table& shares =
+      section.table("shares", {"class", "member", "buckets", "share", "ecn_marked"});
   for (std::size_t c = 0; c < spec.classes.size(); ++c) {
     const std::span<const MemberIndex> buckets = bond.assignment(c);
     const std::vector<std::uint32_t> counts = bucket_counts(buckets, names.size());
     for (std::size_t m = 0; m < names.size(); ++m) {
       if (counts[m] == 0 && !bond.class_distributes(c, m)) continue;
-      shares.row(
-          {spec.classes[c].name, names[m], counts[m], share_text(counts[m], buckets.size())});
+      shares.row({spec.classes[c].name, names[m], counts[m], share_text(counts[m], buckets.size()),
+                  spec.classes[c].ecn ? Value(marked[c][m]) : Value::missing()});
     }
   }
 }
@@ -60,6 +76,36 @@ void class_metrics(control::MetricWriter& w, const std::vector<Bond*>& bonds) {
     const std::array<std::uint64_t, classify::kMaxClasses> packets = bond->class_packets();
     for (std::size_t c = 0; c < classifier->spec().classes.size(); ++c)
       w.sample({{"bond", bond->name()}, {"class", classifier->spec().classes[c].name}}, packets[c]);
+  }
+  w.family("braid_class_ecn_marked_total",
+           "packets of the traffic class braid marked CE on the member (classes.list[].ecn)",
+           MetricType::kCounter);
+  for (Bond* bond : bonds) {
+    const classify::Classifier* classifier = bond->classifier();
+    if (classifier == nullptr) continue;
+    const auto marked = bond->class_ecn_marked();
+    const std::vector<std::string>& names = bond->config().members;
+    for (std::size_t c = 0; c < classifier->spec().classes.size(); ++c) {
+      if (!classifier->spec().classes[c].ecn) continue;
+      for (std::size_t m = 0; m < names.size(); ++m) {
+        w.sample({{"bond", bond->name()},
+                  {"class", classifier->spec().classes[c].name},
+                  {"member", names[m]}},
+                 marked[c][m]);
+      }
+    }
+  }
+  w.family("braid_class_ecn_not_ect_total",
+           "packets of the traffic class chosen for a CE mark but not ECT, left alone",
+           MetricType::kCounter);
+  for (Bond* bond : bonds) {
+    const classify::Classifier* classifier = bond->classifier();
+    if (classifier == nullptr) continue;
+    const auto not_ect = bond->class_ecn_not_ect();
+    for (std::size_t c = 0; c < classifier->spec().classes.size(); ++c) {
+      if (!classifier->spec().classes[c].ecn) continue;
+      w.sample({{"bond", bond->name()}, {"class", classifier->spec().classes[c].name}}, not_ect[c]);
+    }
   }
   w.family("braid_class_member_buckets",
            "buckets of the traffic class's own table that the member holds now",
@@ -85,8 +131,8 @@ void class_metrics(control::MetricWriter& w, const std::vector<Bond*>& bonds) {
 void register_class_commands(control::ControlPlane& control, const std::vector<Bond*>& bonds) {
   control.commands().add(
       "show classes [<bond>]",
-      "per traffic class: default, rules (by index), members, policy, packets; each class's "
-      "buckets per member",
+      "per traffic class: default, rules (by index), members, policy, ECN profile, packets; each "
+      "class's buckets and CE marks per member",
       [bonds](const Args& args, Output& out) {
         for (Bond* bond : chosen_bonds(bonds, args))
           show_classes(*bond, out);

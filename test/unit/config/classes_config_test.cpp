@@ -2,6 +2,7 @@
 // and each kind of mistake is refused with the key, the line and what is wrong.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,17 @@ TEST(ClassesConfig, StorageGatewayExample) {
   EXPECT_EQ(two.classes[0].policy, "lqf");
   EXPECT_TRUE(two.classes[1].members.empty());
   EXPECT_TRUE(two.classes[1].policy.empty());
+  // ECN: off unless named; keys left out keep the profile's defaults.
+  EXPECT_FALSE(two.classes[0].ecn.has_value());
+  const Config marked = parse_config(two_member_bond("classes") +
+                                         "\n      default: a\n      list: [{name: a, ecn: "
+                                         "{kmax_descriptors: 300, pmax_permille: 0}}]\n",
+                                     "c.yaml");
+  const std::optional<ecn::EcnProfile>& profile = marked.bonds[0].classes.classes[0].ecn;
+  ASSERT_TRUE(profile.has_value());
+  EXPECT_EQ(profile->kmin_descriptors, 128u);
+  EXPECT_EQ(profile->kmax_descriptors, 300u);
+  EXPECT_EQ(profile->pmax_permille, 0u);
   // No classes section: no classes.
   EXPECT_FALSE(
       parse_config(two_member_bond("mode") + "static\n", "c.yaml").bonds[0].classes.enabled());
@@ -137,6 +149,16 @@ INSTANTIATE_TEST_SUITE_P(
                    "adaptive, latency, spray)"},
         BadClasses{"class_unknown_key", "\n      default: a\n      list: [{name: a, share: 5}]\n",
                    "classes.list[0]: unknown key \"share\""},
+        BadClasses{"ecn_kmax_below_kmin",
+                   "\n      default: a\n      list: [{name: a, ecn: {kmin_descriptors: 200, "
+                   "kmax_descriptors: 100}}]\n",
+                   "classes.list[0].ecn: kmax (100 descriptors) must be above kmin (200)"},
+        BadClasses{"ecn_pmax_above_1000",
+                   "\n      default: a\n      list: [{name: a, ecn: {pmax_permille: 1001}}]\n",
+                   "classes.list[0].ecn.pmax_permille"},
+        BadClasses{"ecn_unknown_key",
+                   "\n      default: a\n      list: [{name: a, ecn: {threshold: 5}}]\n",
+                   "classes.list[0].ecn: unknown key \"threshold\""},
         BadClasses{"qp_above_24_bits", kTwo + "        - {class: a, roce_dest_qp: 16777216}\n",
                    "roce_dest_qp: 16777216 is out of range (0..16777215)"}),
     [](const testing::TestParamInfo<BadClasses>& param_info) {
