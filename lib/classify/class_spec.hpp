@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,6 +28,7 @@ inline constexpr std::uint32_t kMaxProtocol = 255;     // IANA protocol numbers
 inline constexpr std::uint32_t kMaxPort = 65535;       // TCP, UDP, SCTP ports
 inline constexpr std::uint32_t kMaxBthOpcode = 255;    // InfiniBand BTH OpCode: one octet
 inline constexpr std::uint32_t kMaxDestQp = 0xFFFFFF;  // InfiniBand BTH DestQP: 24 bits
+inline constexpr std::uint32_t kMaxPfcPriority = 7;    // IEEE 802.1Qbb: eight priorities
 
 // An inclusive range of field values; a single value is first == last.
 struct ValueRange {
@@ -78,6 +80,9 @@ struct ClassSpec {
   std::vector<std::uint16_t> members;
   // Its distribution policy (hash, wrr, lqf, adaptive); empty: the bond's scheduler.policy.
   std::string policy;
+  // The PFC priority its frames ride on (0..7): the pauses on it are the class's congestion
+  // input. nullopt: the bond's scheduler.congestion.priority.
+  std::optional<std::uint8_t> priority;
 };
 
 struct ClassifierSpec {

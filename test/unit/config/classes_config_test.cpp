@@ -2,6 +2,7 @@
 // and each kind of mistake is refused with the key, the line and what is wrong.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,7 @@ TEST(ClassesConfig, StorageGatewayExample) {
   EXPECT_EQ(two.classes[0].policy, "lqf");
   EXPECT_TRUE(two.classes[1].members.empty());
   EXPECT_TRUE(two.classes[1].policy.empty());
+  EXPECT_FALSE(two.classes[0].priority.has_value());  // rides on scheduler.congestion.priority
   // No classes section: no classes.
   EXPECT_FALSE(
       parse_config(two_member_bond("mode") + "static\n", "c.yaml").bonds[0].classes.enabled());
@@ -137,11 +139,37 @@ INSTANTIATE_TEST_SUITE_P(
                    "adaptive)"},
         BadClasses{"class_unknown_key", "\n      default: a\n      list: [{name: a, share: 5}]\n",
                    "classes.list[0]: unknown key \"share\""},
+        BadClasses{"class_priority_above_7",
+                   "\n      default: a\n      list: [{name: a, priority: 8}]\n",
+                   "classes.list[0].priority: must be 0..7, got 8"},
+        BadClasses{"class_priority_not_a_number",
+                   "\n      default: a\n      list: [{name: a, priority: high}]\n",
+                   "classes.list[0].priority: expected a whole number 0..7, got \"high\""},
+        BadClasses{"class_priority_negative",
+                   "\n      default: a\n      list: [{name: a, priority: -1}]\n",
+                   "classes.list[0].priority: expected a whole number 0..7, got \"-1\""},
+        BadClasses{"class_priority_fraction",
+                   "\n      default: a\n      list: [{name: a, priority: 3.5}]\n",
+                   "classes.list[0].priority: expected a whole number 0..7, got \"3.5\""},
         BadClasses{"qp_above_24_bits", kTwo + "        - {class: a, roce_dest_qp: 16777216}\n",
                    "roce_dest_qp: 16777216 is out of range (0..16777215)"}),
     [](const testing::TestParamInfo<BadClasses>& param_info) {
       return std::string(param_info.param.name);
     });
+
+TEST(ClassesConfig, EachClassMayNameThePfcPriorityItRidesOn) {
+  const Config config = parse_config(two_member_bond("classes") +
+                                         "\n      default: be\n      list: [{name: roce, "
+                                         "priority: 3}, {name: be, priority: 0}, {name: rest}]\n"
+                                         "      rules: [{class: roce, pcp: 3}, {class: rest, "
+                                         "pcp: 5}]\n",
+                                     "c.yaml");
+  const std::vector<classify::ClassSpec>& classes = config.bonds[0].classes.classes;
+  ASSERT_EQ(classes.size(), 3u);
+  EXPECT_EQ(classes[0].priority, std::optional<std::uint8_t>(3));
+  EXPECT_EQ(classes[1].priority, std::optional<std::uint8_t>(0));
+  EXPECT_FALSE(classes[2].priority.has_value());
+}
 
 TEST(ClassesConfig, AtMost64Rules) {
   std::string text = two_member_bond("classes") + kTwo;
