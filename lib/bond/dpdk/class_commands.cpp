@@ -22,8 +22,9 @@ void show_classes(const Bond& bond, Output& out) {
   const classify::ClassifierSpec& spec = classifier->spec();
   const std::array<std::uint64_t, classify::kMaxClasses> packets = bond.class_packets();
   const std::vector<std::string>& names = bond.config().members;
-  control::Table& table =
-      section.table("classes", {"class", "default", "rules", "members", "policy", "packets"});
+  control::Table& table = section.table(
+      "classes", {"class", "default", "rules", "members", "policy", "priority", "packets"});
+  const std::uint32_t bond_priority = bond.config().scheduler.congestion.priority;
   for (std::size_t c = 0; c < spec.classes.size(); ++c) {
     std::string rules;
     for (std::size_t r = 0; r < spec.rules.size(); ++r) {
@@ -34,8 +35,11 @@ void show_classes(const Bond& bond, Output& out) {
     for (const std::uint16_t m : spec.classes[c].members)
       members += (members.empty() ? "" : ",") + names[m];
     const std::string& policy = spec.classes[c].policy;
+    // The PFC priority whose pauses the class's scheduler reads.
+    const std::uint32_t priority = spec.classes[c].priority.value_or(bond_priority);
     table.row({spec.classes[c].name, spec.default_class == c, rules.empty() ? "-" : rules,
-               members.empty() ? "all" : members, policy.empty() ? "bond" : policy, packets[c]});
+               members.empty() ? "all" : members, policy.empty() ? "bond" : policy,
+               std::uint64_t{priority}, packets[c]});
   }
   // Where each class's table sends its frames now: its buckets per member.
   control::Table& shares = section.table("shares", {"class", "member", "buckets", "share"});
@@ -85,7 +89,8 @@ void class_metrics(control::MetricWriter& w, const std::vector<Bond*>& bonds) {
 void register_class_commands(control::ControlPlane& control, const std::vector<Bond*>& bonds) {
   control.commands().add(
       "show classes [<bond>]",
-      "per traffic class: default, rules (by index), members, policy, packets; each class's "
+      "per traffic class: default, rules (by index), members, policy, PFC priority, packets; "
+      "each class's "
       "buckets per member",
       [bonds](const Args& args, Output& out) {
         for (Bond* bond : chosen_bonds(bonds, args))
