@@ -1,11 +1,11 @@
 // mlx5 (ConnectX-4..7 on DPDK 22.11's mlx5 PMD). Where each counter comes from:
-//  - PFC pauses on the configured priority N: the kernel netdev's ethtool stats (`ethtool -S`),
-//    rx_prio<N>_pause (pause frames the switch sent us, i.e. our TX on priority N was stopped) and
-//    rx_prio<N>_pause_duration (for how long, in microseconds). mlx5 is bifurcated: the mlx5e
-//    netdev stays while DPDK runs the port. The PMD's xstats are a fixed table that renames some of
-//    that netdev's ethtool stats (mlx5_counters_init in drivers/net/mlx5/linux/mlx5_ethdev_os.c)
-//    and has no per-priority pause counter. mlx5e lists rx_prio<N>_* only while PFC is on for
-//    priority N. The netdev is `netdevs[m]`, or the one under
+//  - PFC pauses on each priority N in use (the bond's and its classes'): the kernel netdev's
+//    ethtool stats (`ethtool -S`), rx_prio<N>_pause (pause frames the switch sent us, i.e. our TX
+//    on priority N was stopped) and rx_prio<N>_pause_duration (for how long, in microseconds). mlx5
+//    is bifurcated: the mlx5e netdev stays while DPDK runs the port. The PMD's xstats are a fixed
+//    table that renames some of that netdev's ethtool stats (mlx5_counters_init in
+//    drivers/net/mlx5/linux/mlx5_ethdev_os.c) and has no per-priority pause counter. mlx5e lists
+//    rx_prio<N>_* only while PFC is on for priority N. The netdev is `netdevs[m]`, or the one under
 //    <sys_root>/bus/pci/devices/<the member's PCI address>/net/.
 //  - discards: ethtool rx_discards_phy, else xstat rx_phy_discard_packets (the PMD's name for the
 //    same counter), rx_discards_phy or rx_discards.
@@ -55,11 +55,8 @@ class Mlx5Source final : public Source {
         xstats_(std::move(xstats)),
         ethtool_(std::move(ethtool)),
         logger_(logger),
-        missing_(std::move(logger)) {
-    const std::string prio = "prio" + std::to_string(settings_.priority);
-    rx_pause_ = "rx_" + prio + "_pause";
-    rx_pause_duration_ = rx_pause_ + "_duration";
-  }
+        missing_(std::move(logger)),
+        rx_pause_(rx_pause(settings_.pfc.bond)) {}
 
   std::string_view name() const override { return "mlx5"; }
 
@@ -78,13 +75,9 @@ class Mlx5Source final : public Source {
     const Xstats* kernel =
         netdev.problem.empty() && ethtool.error.empty() ? &ethtool.stats : nullptr;
     if (kernel != nullptr) {
-      const std::string where = " in the ethtool stats of " + netdev.name +
-                                " (mlx5e lists it only while PFC is on for priority " +
-                                std::to_string(settings_.priority) + ")";
-      take(member, "pause frames", {{kernel, rx_pause_, rx_pause_ + where}}, F::kPauseFrames,
-           c.pause_frames, c);
-      take(member, "pause duration", {{kernel, rx_pause_duration_, rx_pause_duration_ + where}},
-           F::kPauseDurationUs, c.pause_duration_us, c);
+      for (std::size_t p = 0; p < sched::kPfcPriorities; ++p) {
+        if (settings_.pfc.uses(p)) read_pauses(member, *kernel, netdev.name, p, c);
+      }
     }
     const bool kernel_has_all = kernel != nullptr &&
                                 find_xstat(*kernel, "rx_discards_phy") != nullptr &&
@@ -118,9 +111,37 @@ class Mlx5Source final : public Source {
     return ethtool_(ifname);
   }
 
+  static std::string rx_pause(std::size_t priority) {
+    return "rx_prio" + std::to_string(priority) + "_pause";
+  }
+
+  // rx_prio<p>_pause and _duration into priority p's counters, and the pause fields for the
+  // bond's priority.
+  void read_pauses(std::size_t member, const Xstats& kernel, const std::string& netdev,
+                   std::size_t p, F& c) {
+    const std::string where = " in the ethtool stats of " + netdev +
+                              " (mlx5e lists it only while PFC is on for priority " +
+                              std::to_string(p) + ")";
+    const std::string frames_name = rx_pause(p);
+    const std::string duration_name = frames_name + "_duration";
+    const bool bond = p == settings_.pfc.bond;
+    F read;
+    if (take(member, "pause frames", {{&kernel, frames_name, frames_name + where}}, F::kPauseFrames,
+             read.pause_frames, read)) {
+      c.set_priority_pause_frames(p, read.pause_frames);
+      if (bond) c.pause_frames = read.pause_frames;
+    }
+    if (take(member, "pause duration", {{&kernel, duration_name, duration_name + where}},
+             F::kPauseDurationUs, read.pause_duration_us, read)) {
+      c.set_priority_pause_duration_us(p, read.pause_duration_us);
+      if (bond) c.pause_duration_us = read.pause_duration_us;
+    }
+    if (bond) c.present |= read.present;
+  }
+
   // The first lookup that finds its name sets the counter; when none does, the log lists them all
   // (those whose list could not be read are left out: that list's own line says why).
-  void take(std::size_t member, const std::string& what, std::initializer_list<Lookup> lookups,
+  bool take(std::size_t member, const std::string& what, std::initializer_list<Lookup> lookups,
             F::Field field, std::uint64_t& out, F& c) {
     std::string looked;
     for (const Lookup& lookup : lookups) {
@@ -128,7 +149,7 @@ class Mlx5Source final : public Source {
       if (const std::uint64_t* value = find_xstat(*lookup.stats, lookup.name)) {
         out = *value;
         c.present |= field;
-        return;
+        return true;
       }
       looked += (looked.empty() ? "" : ", ") + lookup.where;
     }
@@ -137,6 +158,7 @@ class Mlx5Source final : public Source {
     } else {
       missing_.report(member, what + " (looked for " + looked + ")");
     }
+    return false;
   }
 
   void read_sysfs(const fs::path& dir, std::size_t member, const std::string& name, F::Field field,
@@ -236,8 +258,7 @@ class Mlx5Source final : public Source {
   EthtoolReader ethtool_;
   Logger logger_;
   MissingOnce missing_;
-  std::string rx_pause_;
-  std::string rx_pause_duration_;
+  std::string rx_pause_;  // the bond priority's, which picks a PCI function's netdev
   std::vector<std::optional<Netdev>> netdevs_;
   std::vector<std::optional<fs::path>> resolved_;
 };

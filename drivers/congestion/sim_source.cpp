@@ -20,8 +20,15 @@ SimSource::SimSource(SimSettings settings, std::size_t members)
 
 sched::CongestionCounters SimSource::read(std::size_t member, std::uint64_t now_ns) {
   if (settings_.link_counters) {
-    if (const std::optional<sched::CongestionCounters> measured = settings_.link_counters(member))
+    if (std::optional<sched::CongestionCounters> measured = settings_.link_counters(member)) {
+      // An emulated link counts each priority; the pause fields are the bond priority's.
+      const std::size_t bond = settings_.pfc.bond;
+      if (((measured->priority_frames_read >> bond) & 1u) != 0)
+        measured->pause_frames = measured->priority_pause_frames[bond];
+      if (((measured->priority_duration_read >> bond) & 1u) != 0)
+        measured->pause_duration_us = measured->priority_pause_duration_us[bond];
       return *measured;
+    }
   }
   sched::CongestionCounters& c = counters_.at(member);
   if (last_ns_[member] != 0 && now_ns > last_ns_[member]) {
@@ -34,6 +41,12 @@ sched::CongestionCounters SimSource::read(std::size_t member, std::uint64_t now_
     c.tx_packets += static_cast<std::uint64_t>(sent);
     marks_[member] += sent * settings_.mark_permille[member] / 1000.0;
     c.ecn_marked = static_cast<std::uint64_t>(marks_[member]);
+    // The scripted pauses are on the bond's priority; the others' read 0.
+    for (std::size_t p = 0; p < sched::kPfcPriorities; ++p) {
+      if (!settings_.pfc.uses(p)) continue;
+      c.set_priority_pause_frames(p, p == settings_.pfc.bond ? c.pause_frames : 0);
+      c.set_priority_pause_duration_us(p, p == settings_.pfc.bond ? c.pause_duration_us : 0);
+    }
   }
   last_ns_[member] = now_ns;
   return c;

@@ -40,6 +40,19 @@ class Source {
   virtual sched::CongestionCounters read(std::size_t member, std::uint64_t now_ns) = 0;
 };
 
+// The PFC priorities a bond's pause counters are read for: its own (scheduler.congestion.priority,
+// the counters' pause_frames / pause_duration_us) and every class's (classes.list[].priority),
+// each in CongestionCounters' per-priority fields.
+struct PfcPriorities {
+  std::uint8_t bond = 3;
+  std::uint8_t in_use = 0;  // bit p: a class rides on priority p (`bond` is always read)
+
+  bool uses(std::size_t priority) const {
+    return priority == bond ||
+           (priority < sched::kPfcPriorities && ((in_use >> priority) & 1u) != 0);
+  }
+};
+
 // Looks a name up in an xstats list; nullptr when absent.
 const std::uint64_t* find_xstat(const Xstats& xstats, std::string_view name);
 
@@ -55,7 +68,7 @@ class MissingOnce {
 };
 
 struct Mlx5Settings {
-  std::uint32_t priority = 3;  // the PFC priority RoCE traffic uses
+  PfcPriorities pfc;  // rx_prio<N>_pause(_duration) for each; `bond`: the one RoCE traffic uses
   std::string sysfs_root = "/sys/class/infiniband";
   // Per member "mlx5_0" or "mlx5_0:1" (device[:port]); empty entries are found by PCI address.
   std::vector<std::string> rdma_devices;
@@ -66,6 +79,10 @@ struct Mlx5Settings {
   std::vector<std::string> pci_addresses;  // per member, for the lookups above
 };
 
+// `pause` and `pause_duration` may hold "{prio}": each priority in use reads its own counter, the
+// pattern with the priority's number (ixgbe and i40e: rx_priority{prio}_xoff_packets). Without
+// it, the name is one link-level counter (802.3x XOFF stops every priority): every priority in
+// use sees it.
 struct XstatsNames {
   std::string pause = "rx_xoff_packets";  // pause frames received (ixgbe/i40e/ice spelling)
   std::string pause_duration;             // none by default
@@ -80,17 +97,21 @@ struct XstatsNames {
 using LinkCounters = std::function<std::optional<sched::CongestionCounters>(std::size_t member)>;
 
 struct SimSettings {
-  // Per member: the fraction of time it is paused (permille) and ECN marks per packet sent.
+  // Per member: the fraction of time it is paused (permille, on priority pfc.bond) and ECN marks
+  // per packet sent.
   std::vector<std::uint32_t> pause_permille;
   std::vector<std::uint32_t> mark_permille;
   std::uint64_t packets_per_ms = 1000;  // the sent count the marks are a fraction of
-  // Members on an emulated link report what the link measured instead of the scripted values.
+  // Members on an emulated link report what the link measured instead of the scripted values,
+  // per priority; its pauses on pfc.bond are the counters' pause_frames / pause_duration_us.
   LinkCounters link_counters;
+  PfcPriorities pfc;
 };
 
 std::unique_ptr<Source> make_mlx5_source(Mlx5Settings settings, XstatsReader xstats,
                                          EthtoolReader ethtool, Logger logger);
-std::unique_ptr<Source> make_xstats_source(XstatsNames names, XstatsReader xstats, Logger logger);
+std::unique_ptr<Source> make_xstats_source(XstatsNames names, XstatsReader xstats, Logger logger,
+                                           PfcPriorities pfc = {});
 class SimSource;
 std::unique_ptr<SimSource> make_sim_source(SimSettings settings, std::size_t members);
 

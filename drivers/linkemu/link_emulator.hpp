@@ -45,14 +45,18 @@ class LinkEmulator {
   // The arrival time of the next packet on the wire; 0 when the wire is empty.
   std::uint64_t next_arrival_ns() const { return wire_.empty() ? 0 : wire_.front().time_ns; }
 
-  // The peer pauses the link from `now_ns` for `duration_ns` (one pause frame).
-  void pause_for(std::uint64_t now_ns, std::uint64_t duration_ns) {
-    one_shot_.push_back({std::max(now_ns, fed_until_ns_), now_ns + duration_ns});
+  // The peer pauses the link from `now_ns` for `duration_ns` (one pause frame), on `priorities`
+  // (pfc_priority(3): a PFC frame for priority 3; by default an 802.3x pause of every priority).
+  void pause_for(std::uint64_t now_ns, std::uint64_t duration_ns,
+                 PriorityMask priorities = kLinkLevelPause) {
+    one_shot_.push_back({std::max(now_ns, fed_until_ns_), now_ns + duration_ns, priorities});
   }
   // From `from_ns` on, the peer pauses the link `length_ns` out of every `every_ns`, until
   // stop_pausing(). Replaces any earlier pattern.
-  void pause_periodically(std::uint64_t from_ns, std::uint64_t every_ns, std::uint64_t length_ns) {
-    pattern_ = {std::max(from_ns, fed_until_ns_), every_ns, std::min(length_ns, every_ns)};
+  void pause_periodically(std::uint64_t from_ns, std::uint64_t every_ns, std::uint64_t length_ns,
+                          PriorityMask priorities = kLinkLevelPause) {
+    pattern_ = {std::max(from_ns, fed_until_ns_), every_ns, std::min(length_ns, every_ns),
+                priorities};
   }
   void stop_pausing() { pattern_ = {}; }
 
@@ -72,24 +76,28 @@ class LinkEmulator {
   }
 
  private:
+  // Windows that overlap are handed on one after the other (the later starts where the earlier
+  // ends), each with its own priorities.
   struct Window {
     std::uint64_t start_ns = 0;
     std::uint64_t end_ns = 0;
+    PriorityMask priorities = kLinkLevelPause;
   };
   struct Pattern {
     std::uint64_t next_ns = 0;
     std::uint64_t every_ns = 0;  // 0: no pattern
     std::uint64_t length_ns = 0;
+    PriorityMask priorities = kLinkLevelPause;
   };
 
   // Hands the model every pause window that has begun by `now_ns`, in time order and without
   // overlap (the model counts each window's time as paused time).
   void feed_pauses(std::uint64_t now_ns) {
     while (true) {
-      Window next{UINT64_MAX, 0};
+      Window next{UINT64_MAX, 0, kLinkLevelPause};
       bool from_pattern = false;
       if (pattern_.every_ns != 0 && pattern_.next_ns <= now_ns) {
-        next = {pattern_.next_ns, pattern_.next_ns + pattern_.length_ns};
+        next = {pattern_.next_ns, pattern_.next_ns + pattern_.length_ns, pattern_.priorities};
         from_pattern = true;
       }
       if (!one_shot_.empty() && one_shot_.front().start_ns <= now_ns &&
@@ -105,7 +113,7 @@ class LinkEmulator {
       }
       next.start_ns = std::max(next.start_ns, fed_until_ns_);
       if (next.end_ns > next.start_ns) {
-        model_.add_pause(next.start_ns, next.end_ns);
+        model_.add_pause(next.start_ns, next.end_ns, next.priorities);
         fed_until_ns_ = next.end_ns;
       }
     }

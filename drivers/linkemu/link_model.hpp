@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <random>
@@ -24,18 +25,31 @@ struct LinkSettings {
   std::uint64_t seed = 1;
 };
 
+// The PFC priorities a pause window stops, bit p for priority p: a PFC frame (IEEE 802.1Qbb)
+// names its priorities in its class-enable vector; an 802.3x pause stops the whole link.
+using PriorityMask = std::uint8_t;
+inline constexpr PriorityMask kLinkLevelPause = 0xFF;
+constexpr PriorityMask pfc_priority(std::size_t priority) {
+  return static_cast<PriorityMask>(1u << priority);
+}
+
+using PerPriority = std::array<std::uint64_t, sched::kPfcPriorities>;
+
 struct LinkCounters {
   std::uint64_t offered = 0;
   std::uint64_t sent = 0;
   std::uint64_t dropped_queue = 0;  // the queue was full: a discard
   std::uint64_t lost = 0;
-  std::uint64_t pause_frames = 0;  // pause windows that began
-  std::uint64_t pause_ns = 0;      // time spent paused
+  std::uint64_t pause_frames = 0;       // pause windows that began, any priority
+  std::uint64_t pause_ns = 0;           // time spent paused, any priority
+  PerPriority priority_pause_frames{};  // the windows that paused priority p
+  PerPriority priority_pause_ns{};
 };
 
 // What a NIC's counters would say about a link with these counters, in the scheduler's terms:
-// pause frames and time paused (mlx5e's ethtool rx_prioN_pause and rx_prioN_pause_duration),
-// discards (the queue was full) and packets sent.
+// pause frames and time paused per priority (mlx5e's ethtool rx_prioN_pause and
+// rx_prioN_pause_duration; the pause fields: any priority), discards (the queue was full) and
+// packets sent.
 inline sched::CongestionCounters congestion_of(const LinkCounters& counters) {
   sched::CongestionCounters c;
   c.present = sched::CongestionCounters::kPauseFrames |
@@ -43,6 +57,10 @@ inline sched::CongestionCounters congestion_of(const LinkCounters& counters) {
               sched::CongestionCounters::kTxPackets;
   c.pause_frames = counters.pause_frames;
   c.pause_duration_us = counters.pause_ns / 1000;
+  for (std::size_t p = 0; p < sched::kPfcPriorities; ++p) {
+    c.set_priority_pause_frames(p, counters.priority_pause_frames[p]);
+    c.set_priority_pause_duration_us(p, counters.priority_pause_ns[p] / 1000);
+  }
   c.discards = counters.dropped_queue;
   c.tx_packets = counters.sent;
   return c;
@@ -75,9 +93,12 @@ class LinkModel {
     return true;
   }
 
-  // The peer pauses this link over [start_ns, end_ns). Windows are added in time order.
-  void add_pause(std::uint64_t start_ns, std::uint64_t end_ns) {
-    pauses_.push_back({start_ns, end_ns, false});
+  // The peer pauses this link over [start_ns, end_ns), on `priorities`. Windows are added in time
+  // order. The link has one queue (as a member's TX queue in braid): a pause on any priority
+  // holds it all; the counters tell the priorities apart.
+  void add_pause(std::uint64_t start_ns, std::uint64_t end_ns,
+                 PriorityMask priorities = kLinkLevelPause) {
+    pauses_.push_back({start_ns, end_ns, priorities, false});
   }
 
   // Moves the arrivals so far (in time order) to `out`.
@@ -138,6 +159,7 @@ class LinkModel {
   struct Pause {
     std::uint64_t start_ns;
     std::uint64_t end_ns;
+    PriorityMask priorities;
     bool counted;
   };
 
@@ -152,13 +174,20 @@ class LinkModel {
   void account_pauses(std::uint64_t now_ns) {
     for (std::size_t i = first_pause_; i < pauses_.size() && pauses_[i].start_ns < now_ns; ++i) {
       Pause& pause = pauses_[i];
-      if (!pause.counted) {
+      const bool first = !pause.counted;
+      if (first) {
         ++counters_.pause_frames;
         pause.counted = true;
       }
       const std::uint64_t from = std::max(pause.start_ns, accounted_ns_);
       const std::uint64_t to = std::min(pause.end_ns, now_ns);
-      if (to > from) counters_.pause_ns += to - from;
+      const std::uint64_t paused_ns = to > from ? to - from : 0;
+      counters_.pause_ns += paused_ns;
+      for (std::size_t p = 0; p < sched::kPfcPriorities; ++p) {
+        if (((pause.priorities >> p) & 1u) == 0) continue;
+        counters_.priority_pause_frames[p] += first ? 1 : 0;
+        counters_.priority_pause_ns[p] += paused_ns;
+      }
     }
     // A window is done with once it is counted and no packet can start before it ends: nothing
     // queued starts before the link is free and its arrival, nothing new arrives before now.

@@ -62,6 +62,10 @@ void LinkPublication::publish(std::uint32_t queued, const LinkCounters& counters
   dropped_queue_.store(counters.dropped_queue, std::memory_order_relaxed);
   pause_frames_.store(counters.pause_frames, std::memory_order_relaxed);
   pause_ns_.store(counters.pause_ns, std::memory_order_relaxed);
+  for (std::size_t p = 0; p < sched::kPfcPriorities; ++p) {
+    priority_pause_frames_[p].store(counters.priority_pause_frames[p], std::memory_order_relaxed);
+    priority_pause_ns_[p].store(counters.priority_pause_ns[p], std::memory_order_relaxed);
+  }
 }
 
 LinkReading LinkPublication::read() const {
@@ -70,6 +74,10 @@ LinkReading LinkPublication::read() const {
   counters.dropped_queue = dropped_queue_.load(std::memory_order_relaxed);
   counters.pause_frames = pause_frames_.load(std::memory_order_relaxed);
   counters.pause_ns = pause_ns_.load(std::memory_order_relaxed);
+  for (std::size_t p = 0; p < sched::kPfcPriorities; ++p) {
+    counters.priority_pause_frames[p] = priority_pause_frames_[p].load(std::memory_order_relaxed);
+    counters.priority_pause_ns[p] = priority_pause_ns_[p].load(std::memory_order_relaxed);
+  }
   const std::uint32_t waiting = waiting_ ? waiting_() : 0;
   return {queued_.load(std::memory_order_relaxed) + waiting, congestion_of(counters)};
 }

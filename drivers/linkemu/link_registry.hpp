@@ -5,6 +5,7 @@
 // thread reads a copy under the registry's lock, so a link may be detached at any time.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -38,6 +39,8 @@ class LinkPublication {
   std::atomic<std::uint64_t> dropped_queue_{0};
   std::atomic<std::uint64_t> pause_frames_{0};
   std::atomic<std::uint64_t> pause_ns_{0};
+  std::array<std::atomic<std::uint64_t>, sched::kPfcPriorities> priority_pause_frames_{};
+  std::array<std::atomic<std::uint64_t>, sched::kPfcPriorities> priority_pause_ns_{};
 };
 
 // Receive errors an emulated link injected on a port (rx_errors.hpp): read by braid as the port's

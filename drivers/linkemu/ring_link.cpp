@@ -142,12 +142,13 @@ void RingLink::deliver(std::uint64_t now_ns) {
   }
 }
 
-void RingLink::pause_for(std::uint64_t duration_ns) {
-  link_.pause_for(monotonic_ns(), duration_ns);
+void RingLink::pause_for(std::uint64_t duration_ns, PriorityMask priorities) {
+  link_.pause_for(monotonic_ns(), duration_ns, priorities);
 }
 
-void RingLink::pause_periodically(std::uint64_t every_ns, std::uint64_t length_ns) {
-  link_.pause_periodically(monotonic_ns(), every_ns, length_ns);
+void RingLink::pause_periodically(std::uint64_t every_ns, std::uint64_t length_ns,
+                                  PriorityMask priorities) {
+  link_.pause_periodically(monotonic_ns(), every_ns, length_ns, priorities);
 }
 
 void RingLink::stop_pausing() {

@@ -50,9 +50,10 @@ class RingLink {
   // the number of packets delivered.
   unsigned poll();
 
-  // PFC-like pauses from now on (link_emulator.hpp).
-  void pause_for(std::uint64_t duration_ns);
-  void pause_periodically(std::uint64_t every_ns, std::uint64_t length_ns);
+  // PFC-like pauses from now on, on `priorities` (link_emulator.hpp; by default link-level).
+  void pause_for(std::uint64_t duration_ns, PriorityMask priorities = kLinkLevelPause);
+  void pause_periodically(std::uint64_t every_ns, std::uint64_t length_ns,
+                          PriorityMask priorities = kLinkLevelPause);
   void stop_pausing();
 
   RingLinkStats stats() const;

@@ -30,6 +30,7 @@ inline constexpr std::uint32_t kMaxProtocol = 255;     // IANA protocol numbers
 inline constexpr std::uint32_t kMaxPort = 65535;       // TCP, UDP, SCTP ports
 inline constexpr std::uint32_t kMaxBthOpcode = 255;    // InfiniBand BTH OpCode: one octet
 inline constexpr std::uint32_t kMaxDestQp = 0xFFFFFF;  // InfiniBand BTH DestQP: 24 bits
+inline constexpr std::uint32_t kMaxPfcPriority = 7;    // IEEE 802.1Qbb: eight priorities
 
 // An inclusive range of field values; a single value is first == last.
 struct ValueRange {
@@ -82,6 +83,9 @@ struct ClassSpec {
   // Its distribution policy (hash, wrr, lqf, adaptive, latency, spray); empty: the bond's
   // scheduler.policy.
   std::string policy;
+  // The PFC priority its frames ride on (0..7): the pauses on it are the class's congestion
+  // input. nullopt: the bond's scheduler.congestion.priority.
+  std::optional<std::uint8_t> priority;
   // braid's own ECN marking of the class's ECT packets by its member's queue depth (lib/ecn);
   // none: off.
   std::optional<ecn::EcnProfile> ecn;

@@ -182,6 +182,14 @@ std::string read_class_policy(const YamlReader& in, const YAML::Node& entry,
   return policy;
 }
 
+// list[].priority: the PFC priority the class rides on; absent: scheduler.congestion.priority.
+std::optional<std::uint8_t> read_class_priority(const YamlReader& in, const YAML::Node& entry,
+                                                const std::string& where) {
+  if (!entry["priority"].IsDefined() || entry["priority"].IsNull()) return std::nullopt;
+  return static_cast<std::uint8_t>(
+      in.get_uint(entry, "priority", where, 0, classify::kMaxPfcPriority, 0));
+}
+
 }  // namespace
 
 ClassifierSpec read_classes(const YamlReader& in, const YAML::Node& node, const std::string& where,
@@ -199,7 +207,7 @@ ClassifierSpec read_classes(const YamlReader& in, const YAML::Node& node, const 
   }
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string at = where + ".list[" + std::to_string(i) + "]";
-    in.expect_map(list[i], at, {"name", "members", "policy", "ecn"});
+    in.expect_map(list[i], at, {"name", "members", "policy", "priority", "ecn"});
     std::string name = in.required_string(list[i], "name", at);
     if (!is_valid_name(name)) {
       in.fail(list[i]["name"], at, "names use letters, digits, '-' and '_' (1..32 characters)");
@@ -209,6 +217,7 @@ ClassifierSpec read_classes(const YamlReader& in, const YAML::Node& node, const 
     }
     spec.classes.push_back({std::move(name), read_class_members(in, list[i], at, members),
                             read_class_policy(in, list[i], at)});
+    spec.classes.back().priority = read_class_priority(in, list[i], at);
     spec.classes.back().ecn = read_class_ecn(in, list[i], at);
   }
   spec.default_class = class_index(in, spec, node["default"], where + ".default",

@@ -281,6 +281,15 @@ void Engine::create_mempools() {
 
 namespace {
 
+// The bond's PFC priority and those its classes ride on: the pause counters the source reads.
+congestion::PfcPriorities pfc_priorities(const config::BondConfig& bond) {
+  congestion::PfcPriorities pfc;
+  pfc.bond = static_cast<std::uint8_t>(bond.scheduler.congestion.priority);
+  for (const classify::ClassSpec& spec : bond.classes.classes)
+    pfc.in_use = static_cast<std::uint8_t>(pfc.in_use | 1u << spec.priority.value_or(pfc.bond));
+  return pfc;
+}
+
 std::unique_ptr<congestion::Source> make_congestion_source(
     const config::BondConfig& bond, const std::vector<drivers::EthdevPort*>& members) {
   const config::CongestionConfig& c = bond.scheduler.congestion;
@@ -299,7 +308,7 @@ std::unique_ptr<congestion::Source> make_congestion_source(
   };
   if (c.source == "mlx5") {
     congestion::Mlx5Settings settings;
-    settings.priority = c.priority;
+    settings.pfc = pfc_priorities(bond);
     settings.sysfs_root = c.sysfs_root;
     settings.rdma_devices = c.rdma_devices;
     settings.netdevs = c.netdevs;
@@ -317,11 +326,12 @@ std::unique_ptr<congestion::Source> make_congestion_source(
     congestion::XstatsNames names{c.pause_xstat,    c.pause_duration_xstat,
                                   c.discards_xstat, c.ecn_xstat,
                                   c.cnp_xstat,      c.tx_packets_xstat};
-    return congestion::make_xstats_source(names, xstats, logger);
+    return congestion::make_xstats_source(names, xstats, logger, pfc_priorities(bond));
   }
   if (c.source == "sim") {
     congestion::SimSettings settings;
     settings.pause_permille = c.sim_pause_permille;
+    settings.pfc = pfc_priorities(bond);
     settings.link_counters =
         [port_ids](std::size_t member) -> std::optional<sched::CongestionCounters> {
       const auto link = linkemu::attached_link(port_ids.at(member));

@@ -12,6 +12,22 @@ double delta(std::uint64_t before, std::uint64_t after) {
 
 }  // namespace
 
+CongestionCounters on_priority(const CongestionCounters& counters, std::size_t priority,
+                               std::size_t bond_priority) {
+  if (priority == bond_priority || priority >= kPfcPriorities) return counters;
+  CongestionCounters c = counters;
+  const auto field = [priority](std::uint8_t read, CongestionCounters::Field f) {
+    return ((read >> priority) & 1u) != 0 ? static_cast<std::uint32_t>(f) : 0u;
+  };
+  c.present &= ~static_cast<std::uint32_t>(CongestionCounters::kPauseFrames |
+                                           CongestionCounters::kPauseDurationUs);
+  c.present |= field(c.priority_frames_read, CongestionCounters::kPauseFrames) |
+               field(c.priority_duration_read, CongestionCounters::kPauseDurationUs);
+  c.pause_frames = c.priority_pause_frames[priority];
+  c.pause_duration_us = c.priority_pause_duration_us[priority];
+  return c;
+}
+
 double CongestionInputs::score() const {
   return std::clamp(std::max({pause_fraction, mark_fraction, discard_fraction}), 0.0, 1.0);
 }

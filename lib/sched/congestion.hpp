@@ -4,9 +4,13 @@
 // paused, the fraction of its packets that came back marked (ECN / CNP), the fraction it discarded.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 
 namespace braid::sched {
+
+inline constexpr std::size_t kPfcPriorities = 8;  // IEEE 802.1Qbb: one per 802.1p priority
 
 struct CongestionCounters {
   // Which fields the source could read; a missing one contributes nothing.
@@ -25,9 +29,31 @@ struct CongestionCounters {
   std::uint64_t cnp = 0;
   std::uint64_t discards = 0;
   std::uint64_t tx_packets = 0;
+  // PFC pauses per priority p, for the priorities the bond uses (its classes' and its own):
+  // bit p of priority_frames_read / priority_duration_read says priority p's counter was read.
+  // pause_frames and pause_duration_us above are the bond priority's
+  // (scheduler.congestion.priority), so a reader of that one priority needs nothing else.
+  std::uint8_t priority_frames_read = 0;
+  std::uint8_t priority_duration_read = 0;
+  std::array<std::uint64_t, kPfcPriorities> priority_pause_frames{};
+  std::array<std::uint64_t, kPfcPriorities> priority_pause_duration_us{};
 
   bool has(Field field) const { return (present & field) != 0; }
+  void set_priority_pause_frames(std::size_t priority, std::uint64_t frames) {
+    priority_pause_frames.at(priority) = frames;
+    priority_frames_read = static_cast<std::uint8_t>(priority_frames_read | 1u << priority);
+  }
+  void set_priority_pause_duration_us(std::size_t priority, std::uint64_t duration_us) {
+    priority_pause_duration_us.at(priority) = duration_us;
+    priority_duration_read = static_cast<std::uint8_t>(priority_duration_read | 1u << priority);
+  }
 };
+
+// The counters as traffic on PFC priority `priority` sees them: that priority's pauses in the
+// pause fields (absent where the source did not read them), the member's ECN, CNP, discard and
+// TX counters as they are. The bond's own priority sees them unchanged.
+CongestionCounters on_priority(const CongestionCounters& counters, std::size_t priority,
+                               std::size_t bond_priority);
 
 struct ScoreSettings {
   // Without a duration counter, one pause frame is taken to stop the link this long: 65535

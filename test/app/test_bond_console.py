@@ -237,6 +237,8 @@ def test_each_traffic_class_has_its_table_members_and_policy(running):
     rows = {c["class"]: c for c in classes["classes"]}
     assert rows["storage"]["members"] == "c1" and rows["storage"]["policy"] == "lqf", rows
     assert rows["bulk"]["members"] == "all" and rows["bulk"]["policy"] == "bond", rows
+    # No class names a PFC priority: each rides on the bond's scheduler.congestion.priority.
+    assert rows["storage"]["priority"] == 3 and rows["bulk"]["priority"] == 3, rows
     shares = {(s["class"], s["member"]): s["buckets"] for s in classes["shares"]}
     assert shares[("storage", "c1")] == 256 and ("storage", "c0") not in shares, shares
     assert shares[("bulk", "c0")] == 128 and shares[("bulk", "c1")] == 128, shares
@@ -248,6 +250,7 @@ def test_each_traffic_class_has_its_table_members_and_policy(running):
     sched = {c["class"]: c for c in ctl_json(running, "show", "scheduler", "cls")["cls"]["classes"]}
     assert sched["storage"]["policy"] == "lqf" and sched["storage"]["own_policy"], sched
     assert sched["bulk"]["policy"] == "wrr" and sched["bulk"]["own_policy"], sched
+    assert sched["storage"]["priority"] == 3, sched
     for words, message in ((["set", "bond", "cls", "class", "nope", "policy", "hash"],
                             "bond cls has no class nope (its classes: storage, bulk)"),
                            (["set", "bond", "lag", "class", "bulk", "policy", "hash"],

@@ -34,8 +34,10 @@ void show_classes(const Bond& bond, Output& out) {
   const std::vector<std::string>& names = bond.config().members;
   const auto marked = bond.class_ecn_marked();
   const auto not_ect = bond.class_ecn_not_ect();
-  control::Table& table = section.table("classes", {"class", "default", "rules", "members",
-                                                    "policy", "ecn", "packets", "ecn_not_ect"});
+  control::Table& table =
+      section.table("classes", {"class", "default", "rules", "members", "policy", "priority", "ecn",
+                                "packets", "ecn_not_ect"});
+  const std::uint32_t bond_priority = bond.config().scheduler.congestion.priority;
   for (std::size_t c = 0; c < spec.classes.size(); ++c) {
     std::string rules;
     for (std::size_t r = 0; r < spec.rules.size(); ++r) {
@@ -47,9 +49,11 @@ void show_classes(const Bond& bond, Output& out) {
       members += (members.empty() ? "" : ",") + names[m];
     const std::string& policy = spec.classes[c].policy;
     const bool ecn = spec.classes[c].ecn.has_value();
+    // The PFC priority whose pauses the class's scheduler reads.
+    const std::uint32_t priority = spec.classes[c].priority.value_or(bond_priority);
     table.row({spec.classes[c].name, spec.default_class == c, rules.empty() ? "-" : rules,
                members.empty() ? "all" : members, policy.empty() ? "bond" : policy,
-               ecn_text(spec.classes[c].ecn), packets[c],
+               std::uint64_t{priority}, ecn_text(spec.classes[c].ecn), packets[c],
                ecn ? Value(not_ect[c]) : Value::missing()});
   }
   // Where each class's table sends its frames now: its buckets per member.
@@ -131,8 +135,8 @@ void class_metrics(control::MetricWriter& w, const std::vector<Bond*>& bonds) {
 void register_class_commands(control::ControlPlane& control, const std::vector<Bond*>& bonds) {
   control.commands().add(
       "show classes [<bond>]",
-      "per traffic class: default, rules (by index), members, policy, ECN profile, packets; each "
-      "class's buckets and CE marks per member",
+      "per traffic class: default, rules (by index), members, policy, PFC priority, ECN "
+      "profile, packets; each class's buckets and CE marks per member",
       [bonds](const Args& args, Output& out) {
         for (Bond* bond : chosen_bonds(bonds, args))
           show_classes(*bond, out);

@@ -27,18 +27,22 @@ Settings settings_from_config(const config::SchedulerConfig& config, std::size_t
   return settings;
 }
 
-BondScheduler::Lane::Lane(Settings settings, std::size_t members, std::uint32_t buckets, bool own)
+BondScheduler::Lane::Lane(Settings settings, std::size_t members, std::uint32_t buckets, bool own,
+                          std::uint8_t pfc_priority)
     : scheduler(std::move(settings), members, buckets),
       activity(buckets),
       counts(buckets),
       inputs(members),
-      own_policy(own) {}
+      own_policy(own),
+      priority(pfc_priority) {}
 
 BondScheduler::BondScheduler(bond::Bond& bond, Settings settings,
                              std::unique_ptr<congestion::Source> source)
     : bond_(bond),
       source_(std::move(source)),
       inputs_(bond.member_count()),
+      bond_priority_(
+          static_cast<std::uint8_t>(bond.config().scheduler.congestion.priority % kPfcPriorities)),
       policy_(settings.policy),
       period_ns_(settings.period_ns) {
   const classify::ClassifierSpec& classes = bond.config().classes;
@@ -47,14 +51,16 @@ BondScheduler::BondScheduler(bond::Bond& bond, Settings settings,
     Settings own = settings;
     const bool named = c < classes.classes.size() && !classes.classes[c].policy.empty();
     if (named) own.policy = parse_policy(classes.classes[c].policy).value_or(settings.policy);
-    lanes_.emplace_back(std::move(own), bond.member_count(), bond.config().buckets, named);
+    const std::uint8_t priority = c < classes.classes.size()
+                                      ? classes.classes[c].priority.value_or(bond_priority_)
+                                      : bond_priority_;
+    lanes_.emplace_back(std::move(own), bond.member_count(), bond.config().buckets, named,
+                        priority);
   }
   const config::SchedulerConfig& scheduler = bond.config().scheduler;
   if (scheduler.pfc_watchdog.enabled) {
     watchdogs_.assign(bond.member_count(),
                       health::PfcStormWatchdog(scheduler.pfc_watchdog.settings));
-    storm_priority_ =
-        static_cast<std::uint8_t>(scheduler.congestion.priority % health::kPfcPriorities);
   }
 }
 
@@ -154,11 +160,15 @@ void BondScheduler::gather_inputs(std::uint64_t now_ns) {
   }
   note_counters_read(reading_ns);
   if (!watchdogs_.empty() && source_) watch_storms(now_ns);
-  // Each class plans over the members its table may name.
+  // Each class plans over the members its table may name, with the pauses of its own PFC
+  // priority (ECN, CNP, discards and packets sent are the member's).
   for (std::size_t c = 0; c < lanes_.size(); ++c) {
-    lanes_[c].inputs = inputs_;
-    for (std::size_t m = 0; m < inputs_.size(); ++m)
-      lanes_[c].inputs[m].distributing = inputs_[m].distributing && bond_.class_distributes(c, m);
+    Lane& lane = lanes_[c];
+    lane.inputs = inputs_;
+    for (std::size_t m = 0; m < inputs_.size(); ++m) {
+      lane.inputs[m].distributing = inputs_[m].distributing && bond_.class_distributes(c, m);
+      lane.inputs[m].counters = on_priority(inputs_[m].counters, lane.priority, bond_priority_);
+    }
   }
 }
 
@@ -177,7 +187,7 @@ void BondScheduler::watch_storms(std::uint64_t now_ns) {
     sample.tx_packets = c.tx_packets;
     sample.depth_descriptors = inputs_[m].queue_depth;
     const std::optional<health::PfcStormEvent> event =
-        watchdogs_[m].sample(now_ns, storm_priority_, sample);
+        watchdogs_[m].sample(now_ns, bond_priority_, sample);
     if (!event) continue;
     const bool began = event->kind == health::PfcStormEventKind::storm_began;
     const std::string& member = bond_.config().members[m];

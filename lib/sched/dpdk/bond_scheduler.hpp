@@ -69,6 +69,9 @@ class BondScheduler {
   PolicyKind policy() const { return policy_; }
   // Whether class c's config names its policy (`set bond <b> policy` leaves it alone).
   bool own_policy(std::size_t class_id) const { return lanes_[class_id].own_policy; }
+  // The PFC priority class c rides on (classes.list[].priority, or scheduler.congestion.priority):
+  // only pauses on it reach its scheduler.
+  std::uint8_t class_priority(std::size_t class_id) const { return lanes_[class_id].priority; }
   // What reading the congestion source cost the control thread in one period, all members
   // together (mlx5: one ethtool statistics query per member, which the NIC's firmware answers).
   std::uint64_t counters_read_ns() const { return counters_read_ns_; }
@@ -78,7 +81,8 @@ class BondScheduler {
  private:
   // One class's scheduler and what it reads.
   struct Lane {
-    Lane(Settings settings, std::size_t members, std::uint32_t buckets, bool own);
+    Lane(Settings settings, std::size_t members, std::uint32_t buckets, bool own,
+         std::uint8_t pfc_priority);
     Scheduler scheduler;
     std::vector<BucketActivity> activity;
     ActivityCounts counts;
@@ -87,6 +91,7 @@ class BondScheduler {
     std::uint64_t recording_since_ns = 0;  // when workers last started recording for it
     bool hash_pending = false;  // switched to hash; applied once the moves in progress complete
     bool own_policy = false;
+    std::uint8_t priority = 3;  // its PFC priority: its inputs carry that priority's pauses
   };
 
   void apply_policy(std::size_t class_id, std::uint64_t now_ns);
@@ -111,7 +116,7 @@ class BondScheduler {
   DeadlineLag* lag_ = nullptr;
   std::vector<MemberInput> inputs_;
   std::vector<health::PfcStormWatchdog> watchdogs_;  // by member; empty: no watchdog
-  std::uint8_t storm_priority_ = 3;                  // the priority the counters are read for
+  std::uint8_t bond_priority_ = 3;  // scheduler.congestion.priority: the counters' pause fields
   PolicyKind policy_ = PolicyKind::kHash;
   std::uint64_t period_ns_ = 0;
   std::uint64_t next_ns_ = 0;

@@ -63,13 +63,14 @@ std::string member_name(const std::vector<bond::MemberStatus>& members, std::siz
 void show_class_schedulers(const ScheduledBond& b, Output& section) {
   const classify::ClassifierSpec& spec = b.bond->config().classes;
   control::Table& table =
-      section.table("classes", {"class", "policy", "own_policy", "bucket_moves", "held_moves",
-                                "holding", "settling", "weight_changes"});
+      section.table("classes", {"class", "policy", "own_policy", "priority", "bucket_moves",
+                                "held_moves", "holding", "settling", "weight_changes"});
   for (std::size_t c = 0; c < b.scheduler->class_count(); ++c) {
     const Snapshot snap = b.scheduler->snapshot(c);
     table.row({c < spec.classes.size() ? spec.classes[c].name : std::to_string(c),
-               std::string(policy_name(snap.policy)), b.scheduler->own_policy(c), snap.moves,
-               snap.held_moves, snap.holding, snap.settling, snap.weight_changes});
+               std::string(policy_name(snap.policy)), b.scheduler->own_policy(c),
+               std::uint64_t{b.scheduler->class_priority(c)}, snap.moves, snap.held_moves,
+               snap.holding, snap.settling, snap.weight_changes});
   }
 }
 

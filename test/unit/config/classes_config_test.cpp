@@ -53,6 +53,7 @@ TEST(ClassesConfig, StorageGatewayExample) {
   EXPECT_EQ(two.classes[0].policy, "lqf");
   EXPECT_TRUE(two.classes[1].members.empty());
   EXPECT_TRUE(two.classes[1].policy.empty());
+  EXPECT_FALSE(two.classes[0].priority.has_value());  // rides on scheduler.congestion.priority
   // ECN: off unless named; keys left out keep the profile's defaults.
   EXPECT_FALSE(two.classes[0].ecn.has_value());
   const Config marked = parse_config(two_member_bond("classes") +
@@ -149,6 +150,18 @@ INSTANTIATE_TEST_SUITE_P(
                    "adaptive, latency, spray)"},
         BadClasses{"class_unknown_key", "\n      default: a\n      list: [{name: a, share: 5}]\n",
                    "classes.list[0]: unknown key \"share\""},
+        BadClasses{"class_priority_above_7",
+                   "\n      default: a\n      list: [{name: a, priority: 8}]\n",
+                   "classes.list[0].priority: must be 0..7, got 8"},
+        BadClasses{"class_priority_not_a_number",
+                   "\n      default: a\n      list: [{name: a, priority: high}]\n",
+                   "classes.list[0].priority: expected a whole number 0..7, got \"high\""},
+        BadClasses{"class_priority_negative",
+                   "\n      default: a\n      list: [{name: a, priority: -1}]\n",
+                   "classes.list[0].priority: expected a whole number 0..7, got \"-1\""},
+        BadClasses{"class_priority_fraction",
+                   "\n      default: a\n      list: [{name: a, priority: 3.5}]\n",
+                   "classes.list[0].priority: expected a whole number 0..7, got \"3.5\""},
         BadClasses{"ecn_kmax_below_kmin",
                    "\n      default: a\n      list: [{name: a, ecn: {kmin_descriptors: 200, "
                    "kmax_descriptors: 100}}]\n",
@@ -164,6 +177,20 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<BadClasses>& param_info) {
       return std::string(param_info.param.name);
     });
+
+TEST(ClassesConfig, EachClassMayNameThePfcPriorityItRidesOn) {
+  const Config config = parse_config(two_member_bond("classes") +
+                                         "\n      default: be\n      list: [{name: roce, "
+                                         "priority: 3}, {name: be, priority: 0}, {name: rest}]\n"
+                                         "      rules: [{class: roce, pcp: 3}, {class: rest, "
+                                         "pcp: 5}]\n",
+                                     "c.yaml");
+  const std::vector<classify::ClassSpec>& classes = config.bonds[0].classes.classes;
+  ASSERT_EQ(classes.size(), 3u);
+  EXPECT_EQ(classes[0].priority, std::optional<std::uint8_t>(3));
+  EXPECT_EQ(classes[1].priority, std::optional<std::uint8_t>(0));
+  EXPECT_FALSE(classes[2].priority.has_value());
+}
 
 TEST(ClassesConfig, AtMost64Rules) {
   std::string text = two_member_bond("classes") + kTwo;

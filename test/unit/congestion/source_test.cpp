@@ -98,6 +98,13 @@ class Mlx5 {
   Log log;
 };
 
+std::uint8_t pfc_mask(std::initializer_list<unsigned> priorities) {
+  unsigned mask = 0;
+  for (const unsigned p : priorities)
+    mask |= 1u << p;
+  return static_cast<std::uint8_t>(mask);
+}
+
 Xstats without(Xstats xstats, std::initializer_list<std::string_view> names) {
   std::erase_if(xstats, [&names](const auto& stat) {
     return std::find(names.begin(), names.end(), stat.first) != names.end();
@@ -182,14 +189,14 @@ TEST(Mlx5Source, WithoutANetdevThePausesAreLeftOutAndReportedOnce) {
 
 TEST(Mlx5Source, ThePrioritySettingPicksThatPrioritysPauseCounters) {
   Mlx5 mlx5;
-  mlx5.settings.priority = 4;
+  mlx5.settings.pfc.bond = 4;
   const F four = mlx5.make()->read(0, 1);
   EXPECT_EQ(four.pause_frames, 917u);
   EXPECT_EQ(four.pause_duration_us, 45850u);
   EXPECT_TRUE(mlx5.log.lines.empty()) << joined(mlx5.log.lines);
 
   // PFC is off on priority 0: mlx5e lists no rx_prio0_* pause counters.
-  mlx5.settings.priority = 0;
+  mlx5.settings.pfc.bond = 0;
   auto source = mlx5.make();
   source->read(0, 1);
   const F zero = source->read(0, 2);
@@ -204,6 +211,39 @@ TEST(Mlx5Source, ThePrioritySettingPicksThatPrioritysPauseCounters) {
   EXPECT_NE(mlx5.log.lines[1].find("rx_prio0_pause_duration in the ethtool stats of ens1f0np0"),
             std::string::npos)
       << mlx5.log.lines[1];
+}
+
+TEST(Mlx5Source, EveryPriorityInUseReadsItsOwnPauseCounters) {
+  Mlx5 mlx5;
+  // The bond on 3, classes on 4 and 0 (PFC is off on 0: mlx5e lists no rx_prio0_*).
+  mlx5.settings.pfc = {3, pfc_mask({0, 3, 4})};
+  auto source = mlx5.make();
+  source->read(0, 1);
+  const F c = source->read(0, 2);
+  EXPECT_EQ(c.pause_frames, 48211u);  // the bond's priority, as before
+  EXPECT_EQ(c.pause_duration_us, 2410550u);
+  EXPECT_EQ(c.priority_frames_read, pfc_mask({3, 4}));
+  EXPECT_EQ(c.priority_duration_read, pfc_mask({3, 4}));
+  EXPECT_EQ(c.priority_pause_frames[3], 48211u);
+  EXPECT_EQ(c.priority_pause_frames[4], 917u);
+  EXPECT_EQ(c.priority_pause_duration_us[4], 45850u);
+  EXPECT_EQ(c.priority_pause_frames[0], 0u);
+  // Priority 0's two counters are missing: one line each, once.
+  ASSERT_EQ(mlx5.log.lines.size(), 2u) << joined(mlx5.log.lines);
+  EXPECT_NE(mlx5.log.lines[0].find("rx_prio0_pause in the ethtool stats of ens1f0np0 (mlx5e lists "
+                                   "it only while PFC is on for priority 0) not available"),
+            std::string::npos)
+      << mlx5.log.lines[0];
+  EXPECT_NE(mlx5.log.lines[1].find("rx_prio0_pause_duration"), std::string::npos)
+      << mlx5.log.lines[1];
+  // What a class on each priority sees.
+  EXPECT_EQ(sched::on_priority(c, 4, 3).pause_frames, 917u);
+  EXPECT_FALSE(sched::on_priority(c, 0, 3).has(F::kPauseFrames));
+  EXPECT_TRUE(sched::on_priority(c, 0, 3).has(F::kTxPackets));
+  // A bond whose only priority is missing still says so as before.
+  Mlx5 zero;
+  zero.settings.pfc = {0, 0};
+  EXPECT_EQ(zero.make()->read(0, 1).priority_frames_read, 0u);
 }
 
 TEST(Mlx5Source, ANamedNetdevAndRdmaDeviceOverrideThePciLookup) {
@@ -293,6 +333,43 @@ TEST(XstatsSource, GenericNamesAndConfigurableMapping) {
   EXPECT_EQ(m.present, F::kDiscards | F::kTxPackets);
 }
 
+TEST(XstatsSource, APauseNameWithPrioIsReadPerPriority) {
+  // ixgbe and i40e name their per-priority XOFF counters rx_priority<N>_xoff_packets.
+  const Xstats stats = {{"rx_priority0_xoff_packets", 5},
+                        {"rx_priority3_xoff_packets", 40},
+                        {"rx_missed_errors", 1},
+                        {"tx_good_packets", 1000}};
+  XstatsNames names;
+  names.pause = "rx_priority{prio}_xoff_packets";
+  Log log;
+  auto source = make_xstats_source(names, [&stats](std::size_t) { return stats; }, log.logger(),
+                                   {3, pfc_mask({0, 3, 6})});
+  source->read(0, 1);
+  const F c = source->read(0, 2);
+  EXPECT_EQ(c.pause_frames, 40u);
+  EXPECT_TRUE(c.has(F::kPauseFrames));
+  EXPECT_EQ(c.priority_frames_read, pfc_mask({0, 3}));
+  EXPECT_EQ(c.priority_pause_frames[0], 5u);
+  EXPECT_EQ(c.priority_pause_frames[3], 40u);
+  EXPECT_EQ(c.priority_duration_read, 0u);  // no duration name configured
+  EXPECT_EQ(sched::on_priority(c, 0, 3).pause_frames, 5u);
+  ASSERT_EQ(log.lines.size(), 1u) << joined(log.lines);
+  EXPECT_EQ(log.lines[0],
+            "congestion: member 0: xstat rx_priority6_xoff_packets not available; feedback uses "
+            "the other counters");
+}
+
+TEST(XstatsSource, APauseNameWithoutPrioIsLinkLevelAndEveryPrioritySeesIt) {
+  auto source =
+      make_xstats_source(XstatsNames{}, [](std::size_t) { return load_xstats("ixgbe_xstats.txt"); },
+                         nullptr, {3, pfc_mask({0, 3})});
+  const F c = source->read(0, 1);
+  EXPECT_EQ(c.pause_frames, 77u);
+  EXPECT_EQ(c.priority_frames_read, pfc_mask({0, 3}));
+  EXPECT_EQ(c.priority_pause_frames[0], 77u);  // 802.3x XOFF stops every priority
+  EXPECT_EQ(sched::on_priority(c, 0, 3).pause_frames, 77u);
+}
+
 TEST(SimSource, PausedFractionAccumulatesWithTime) {
   SimSettings settings;
   settings.pause_permille = {0, 500};
@@ -323,6 +400,36 @@ TEST(SimSource, AMemberOnAnEmulatedLinkReportsWhatTheLinkMeasured) {
   EXPECT_EQ(c.pause_duration_us, 1234u);
   EXPECT_EQ(c.discards, 7u);
   EXPECT_FALSE(c.has(F::kEcnMarked));
+}
+
+TEST(SimSource, AnEmulatedLinksPausesArePerPriorityAndTheBondsAreThePauseFields) {
+  F measured;
+  measured.present = F::kPauseFrames | F::kPauseDurationUs | F::kTxPackets;
+  measured.pause_frames = 12;  // the link's: any priority
+  measured.pause_duration_us = 900;
+  for (std::size_t p = 0; p < sched::kPfcPriorities; ++p) {
+    measured.set_priority_pause_frames(p, p == 3 ? 12 : 0);
+    measured.set_priority_pause_duration_us(p, p == 3 ? 900 : 0);
+  }
+  SimSettings settings;
+  settings.pfc = {0, pfc_mask({0, 3})};  // the bond on 0, a class on 3
+  settings.link_counters = [&measured](std::size_t) -> std::optional<F> { return measured; };
+  auto source = make_sim_source(settings, 1);
+  const F c = source->read(0, 1'000'000);
+  EXPECT_EQ(c.pause_frames, 0u);  // nothing paused priority 0
+  EXPECT_EQ(c.pause_duration_us, 0u);
+  EXPECT_EQ(sched::on_priority(c, 3, 0).pause_duration_us, 900u);
+  // Scripted pauses are on the bond's priority.
+  SimSettings scripted;
+  scripted.pause_permille = {500};
+  scripted.pfc = {3, pfc_mask({0, 3})};
+  auto script = make_sim_source(scripted, 1);
+  script->read(0, 1'000'000);
+  const F s = script->read(0, 11'000'000);
+  EXPECT_EQ(s.priority_pause_duration_us[3], 5000u);
+  EXPECT_EQ(s.priority_pause_duration_us[0], 0u);
+  EXPECT_EQ(sched::on_priority(s, 0, 3).pause_duration_us, 0u);
+  EXPECT_TRUE(sched::on_priority(s, 0, 3).has(F::kPauseDurationUs));
 }
 
 }  // namespace

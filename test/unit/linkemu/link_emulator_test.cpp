@@ -104,6 +104,31 @@ TEST(LinkEmulator, PausesThatOverlapAreCountedOnce) {
   EXPECT_EQ(link.counters().pause_frames, 2u);
 }
 
+TEST(LinkEmulator, APfcPauseCountsOnItsPriorityAndALinkLevelOneOnAll) {
+  LinkEmulator<int> link(one_mpps());
+  link.pause_for(0, 100 * kUs, pfc_priority(3));
+  poll(link, 200 * kUs);
+  link.pause_for(200 * kUs, 50 * kUs);  // 802.3x: every priority
+  poll(link, 300 * kUs);
+  const LinkCounters& c = link.counters();
+  EXPECT_EQ(c.pause_frames, 2u);
+  EXPECT_EQ(c.pause_ns, 150 * kUs);
+  EXPECT_EQ(c.priority_pause_frames[3], 2u);
+  EXPECT_EQ(c.priority_pause_ns[3], 150 * kUs);
+  EXPECT_EQ(c.priority_pause_frames[0], 1u);
+  EXPECT_EQ(c.priority_pause_ns[0], 50 * kUs);
+  const sched::CongestionCounters counters = link.congestion();
+  EXPECT_EQ(counters.priority_frames_read, 0xFF);  // the link counts every priority
+  EXPECT_EQ(counters.priority_pause_duration_us[3], 150u);
+  EXPECT_EQ(counters.priority_pause_duration_us[0], 50u);
+  // A pattern on priority 0 alone.
+  LinkEmulator<int> zero(one_mpps());
+  zero.pause_periodically(0, 1 * kMs, 500 * kUs, pfc_priority(0));
+  poll(zero, 3 * kMs);
+  EXPECT_EQ(zero.counters().priority_pause_ns[0], 1500 * kUs);
+  EXPECT_EQ(zero.counters().priority_pause_ns[3], 0u);
+}
+
 TEST(LinkEmulator, AnIdleLinkPausedForHoursStillCountsEveryWindowOnce) {
   LinkEmulator<int> link(one_mpps());
   link.pause_periodically(0, 1 * kMs, 500 * kUs);

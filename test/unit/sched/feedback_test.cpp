@@ -43,6 +43,32 @@ TEST(CongestionScore, PauseDurationIsAFractionOfThePeriod) {
   EXPECT_DOUBLE_EQ(in.score(), 0.5);
 }
 
+TEST(CongestionScore, EachPrioritySeesItsOwnPausesAndTheMembersOtherCounters) {
+  CongestionCounters before, after;
+  for (CongestionCounters* c : {&before, &after}) {
+    c->present = CongestionCounters::kPauseDurationUs | CongestionCounters::kDiscards |
+                 CongestionCounters::kTxPackets;
+    c->set_priority_pause_duration_us(0, 0);
+    c->set_priority_pause_duration_us(3, 0);
+  }
+  after.pause_duration_us = 5000;  // the bond's priority, 3
+  after.set_priority_pause_duration_us(3, 5000);
+  after.tx_packets = 990;
+  after.discards = 10;
+  // Priority 3: half the period paused. Priority 0: none of it, the member's 1% discards still.
+  EXPECT_DOUBLE_EQ(
+      congestion_inputs(on_priority(before, 3, 3), on_priority(after, 3, 3), 10'000'000, {})
+          .pause_fraction,
+      0.5);
+  const CongestionInputs zero =
+      congestion_inputs(on_priority(before, 0, 3), on_priority(after, 0, 3), 10'000'000, {});
+  EXPECT_DOUBLE_EQ(zero.pause_fraction, 0.0);
+  EXPECT_NEAR(zero.discard_fraction, 0.01, 1e-9);
+  // A priority the source did not read has no pause input at all.
+  EXPECT_FALSE(on_priority(after, 5, 3).has(CongestionCounters::kPauseDurationUs));
+  EXPECT_TRUE(on_priority(after, 5, 3).has(CongestionCounters::kDiscards));
+}
+
 TEST(CongestionScore, MissingCountersContributeNothing) {
   CongestionCounters before, after;
   after.pause_frames = 100;  // not marked present: ignored
