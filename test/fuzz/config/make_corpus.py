@@ -89,8 +89,9 @@ def main():
     for name, text in EXTRA.items():
         (OUT / f"{name}.yaml").write_text(text)
     keys = loader_keys()
-    words = keys + ["lacp", "static", "active-backup", "hash", "wrr", "lqf", "adaptive", "mlx5",
-                    "xstats", "sim", "none", "auto", "on", "off", "fast", "slow", "active",
+    words = keys + ["lacp", "static", "active-backup", "hash", "wrr", "lqf", "adaptive", "latency",
+                    "spray", "mlx5", "xstats", "sim", "none", "auto", "on", "off", "fast", "slow",
+                    "active",
                     "passive", "true", "false", "default", "symmetric", "{trace}", "cable:",
                     "net_ring0", "&a", "*a", "<<", "---", "- ", ": ", "{", "}", "[", "]", "!!map"]
     DICT.write_text("# fuzz_config's dictionary, written by test/fuzz/config/make_corpus.py\n" +
