@@ -7,8 +7,8 @@ namespace braid::sched {
 
 void DelayEstimate::update(std::optional<std::uint32_t> depth, std::uint64_t sent,
                            std::uint64_t elapsed_ns) {
-  const bool queued = depth.value_or(0) != 0;
-  last_busy_ = elapsed_ns != 0 && was_queued_ && queued;
+  const bool was_queued = depth_.value_or(0) != 0;
+  last_busy_ = elapsed_ns != 0 && was_queued && depth.value_or(0) != 0;
   if (!depth) {
     // Unknown now: the next known depth starts afresh (what was sent meanwhile says nothing).
     rate_per_ns_ = 0;
@@ -22,7 +22,6 @@ void DelayEstimate::update(std::optional<std::uint32_t> depth, std::uint64_t sen
     }
   }
   depth_ = depth;
-  was_queued_ = queued;
 }
 
 std::optional<std::uint64_t> DelayEstimate::delay_ns() const {

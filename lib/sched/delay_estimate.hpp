@@ -34,10 +34,9 @@ class DelayEstimate {
 
  private:
   double smoothing_;
-  std::optional<std::uint32_t> depth_;
-  bool was_queued_ = false;      // the previous update saw packets waiting
-  double rate_per_ns_ = 0;       // smoothed over busy periods
-  double last_rate_per_ns_ = 0;  // the newest period's, busy or not
+  std::optional<std::uint32_t> depth_;  // as of the last update
+  double rate_per_ns_ = 0;              // smoothed over busy periods
+  double last_rate_per_ns_ = 0;         // the newest period's, busy or not
   bool last_busy_ = false;
 };
 

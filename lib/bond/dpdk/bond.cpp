@@ -654,14 +654,25 @@ ClassHits* Bond::class_hits_for_worker(std::size_t worker) {
   return class_hits_[worker].get();
 }
 
-std::array<std::uint64_t, classify::kMaxClasses> Bond::class_packets() const {
+namespace {
+
+// Sums one per-class counter array over the workers' ClassHits.
+template <typename Counters>
+std::array<std::uint64_t, classify::kMaxClasses> sum_classes(
+    const std::vector<std::unique_ptr<ClassHits>>& workers, Counters ClassHits::*counters) {
   std::array<std::uint64_t, classify::kMaxClasses> total{};
-  for (const auto& worker : class_hits_) {
+  for (const auto& worker : workers) {
     if (!worker) continue;
     for (std::size_t c = 0; c < total.size(); ++c)
-      total[c] += worker->packets[c].get();
+      total[c] += ((*worker).*counters)[c].get();
   }
   return total;
+}
+
+}  // namespace
+
+std::array<std::uint64_t, classify::kMaxClasses> Bond::class_packets() const {
+  return sum_classes(class_hits_, &ClassHits::packets);
 }
 
 std::array<std::array<std::uint64_t, kMaxMembers>, classify::kMaxClasses> Bond::class_ecn_marked()
@@ -678,13 +689,7 @@ std::array<std::array<std::uint64_t, kMaxMembers>, classify::kMaxClasses> Bond::
 }
 
 std::array<std::uint64_t, classify::kMaxClasses> Bond::class_ecn_not_ect() const {
-  std::array<std::uint64_t, classify::kMaxClasses> total{};
-  for (const auto& worker : class_hits_) {
-    if (!worker) continue;
-    for (std::size_t c = 0; c < total.size(); ++c)
-      total[c] += worker->ecn_not_ect[c].get();
-  }
-  return total;
+  return sum_classes(class_hits_, &ClassHits::ecn_not_ect);
 }
 
 BucketActivityArray* Bond::activity_for_worker(std::size_t worker) {
