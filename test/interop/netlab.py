@@ -7,7 +7,12 @@ import ctypes
 import itertools
 import os
 import pathlib
+import select
+import socket
+import struct
 import subprocess
+import threading
+import time
 
 CLONE_NEWNET = 0x40000000
 IFNAMSIZ = 16  # interface names are at most 15 characters
@@ -48,6 +53,63 @@ def in_netns(ns):
     finally:
         os.close(target)
         os.close(own)
+
+
+class LinkNotifications:
+    """The kernel's RTM_NEWLINK notifications for one interface of this namespace, each
+    timestamped (time.monotonic_ns) as a reader thread receives it: the same notifications braid
+    reads (RTMGRP_LINK), so a test can tell the kernel's delay (a carrier change reaches
+    userspace only once linkwatch runs, under the RTNL lock other tests' namespace and veth
+    changes hold) from braid's own."""
+
+    RTMGRP_LINK = 1
+    RTM_NEWLINK = 16
+    IFF_UP, IFF_RUNNING = 0x1, 0x40
+    _HEADER = struct.Struct("=IHHII")  # nlmsghdr: len, type, flags, seq, pid
+    _INFO = struct.Struct("=BxHiII")  # ifinfomsg: family, type, index, flags, change
+
+    def __init__(self, ifname):
+        self.ifindex = socket.if_nametoindex(ifname)
+        self.seen = []  # (monotonic ns, up)
+        self._socket = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
+        self._socket.bind((0, self.RTMGRP_LINK))
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self):
+        while not self._stop.is_set():
+            if not select.select([self._socket], [], [], 0.05)[0]:
+                continue
+            data, at = self._socket.recv(65536), time.monotonic_ns()
+            offset = 0
+            while offset + self._HEADER.size <= len(data):
+                length, kind, _, _, _ = self._HEADER.unpack_from(data, offset)
+                if length < self._HEADER.size:
+                    break
+                if kind == self.RTM_NEWLINK and length >= self._HEADER.size + self._INFO.size:
+                    _, _, index, flags, _ = self._INFO.unpack_from(data, offset + self._HEADER.size)
+                    if index == self.ifindex:
+                        up = flags & (self.IFF_UP | self.IFF_RUNNING) == (self.IFF_UP | self.IFF_RUNNING)
+                        self.seen.append((at, up))
+                offset += (length + 3) & ~3
+
+    def first(self, up, since_ns):
+        """When the first notification saying `up` arrived at or after since_ns, or None."""
+        return next((t for t, state in list(self.seen) if state == up and t >= since_ns), None)
+
+    def close(self):
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        self._thread.join()
+        self._socket.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 class NetLab:

@@ -12,6 +12,7 @@ import time
 import pytest
 
 from interop_lib import DATA_PPS, MEMBERS, wait_until
+from netlab import LinkNotifications
 from traffic import COLLECTING, SYNC
 
 PARTNERS = ["ovs", "testpmd"]
@@ -240,6 +241,7 @@ def test_link_down_takes_member_out_within_link_poll(make_rig, partner, end):
     rig.start_traffic("O")
     time.sleep(0.5)
     ifname, ns = (rig.gw[1], None) if end == "near" else (rig.sw[1], rig.lab.ns)
+    kernel = LinkNotifications(rig.gw[1])  # what braid hears about gw1, and when
     t_cmd = now_ns()
     rig.lab.set_link(ifname, False, ns)
     try:
@@ -250,18 +252,29 @@ def test_link_down_takes_member_out_within_link_poll(make_rig, partner, end):
             if t_out is None and "m1" not in rig.braid.distributing():
                 t_out = now_ns()
             time.sleep(0.01)
-        latency_ms = (t_event - t_cmd) / 1e6 if t_event else None
-        print(f"\n[{partner}, {end} end] link down: braid's link event "
-              f"{f'{latency_ms:.1f} ms' if t_event else 'never'} after the command; m1 out of "
-              f"distribution {f'{(t_out - t_cmd) / NS:.3f} s' if t_out else 'never'} after it")
-        # link_poll_us (1 ms by default) plus a few ms for the command and the event log.
-        assert t_event is not None and latency_ms <= 50
+        t_kernel = kernel.first(False, t_cmd)
+        kernel.close()
+
+        def ms_after(t, t0):
+            return f"{(t - t0) / 1e6:.1f} ms" if t and t0 else "never"
+
+        print(f"\n[{partner}, {end} end] link down: the kernel's notification "
+              f"{ms_after(t_kernel, t_cmd)} after the command, braid's link event "
+              f"{ms_after(t_event, t_cmd)} after it ({ms_after(t_event, t_kernel)} after the "
+              f"kernel's); m1 out of distribution {ms_after(t_out, t_cmd)} after the command")
+        # braid can see the link go down only when the kernel says so: on a far-end cut that
+        # waits for linkwatch, which a busy host (other tests' namespaces holding RTNL) can
+        # hold back for hundreds of ms. From there, link_poll_us (1 ms by default) plus a few ms
+        # for the event log (its ages are in ms) and this loop's 10 ms sleep.
+        assert t_kernel is not None, "the kernel never said gw1 went down"
+        assert t_event is not None and t_event - t_kernel <= 50 * 1_000_000
         assert "m1" not in rig.braid.distributing()
         t_moved = now_ns()
         time.sleep(1.0)
         on = rig.per_member("O", t_moved, now_ns())
         assert on[1] == 0 and on[0] >= 0.8 * DATA_PPS, f"O per member after the move: {on}"
     finally:
+        kernel.close()
         rig.lab.set_link(ifname, True, ns)
     wait_until(lambda: "m1" in rig.braid.distributing(), 15, 0.1, "m1 distributing again")
     t_back = now_ns()
