@@ -91,6 +91,28 @@ std::string spec_error(const ClassifierSpec& spec) {
     }
     reached[spec.rules[i].class_id] = true;
   }
+  std::uint32_t reserved = 0;
+  std::size_t reserving = 0;
+  for (const ClassSpec& c : spec.classes) {
+    if (c.min_share_permille > kPermille) {
+      return "class \"" + c.name + "\" reserves " + std::to_string(c.min_share_permille) +
+             " permille: at most 1000";
+    }
+    reserved += c.min_share_permille;
+    reserving += c.reserved() ? 1 : 0;
+    if (c.rate_cap && (c.rate_cap->mbps == 0 || c.rate_cap->mbps > kMaxRateCapMbps ||
+                       c.rate_cap->burst_kb == 0 || c.rate_cap->burst_kb > kMaxBurstKb)) {
+      return "class \"" + c.name + "\" has a rate cap out of range";
+    }
+  }
+  if (reserved > kPermille) {
+    return "the classes' min_share_permille add up to " + std::to_string(reserved) +
+           ": at most 1000 (each is a share of the same member)";
+  }
+  if (reserving != 0 && reserving == spec.classes.size()) {
+    return "every class has a min_share_permille: one without is needed to give way when a "
+           "member is short";
+  }
   for (std::size_t i = 0; i < spec.classes.size(); ++i) {
     if (!reached[i]) {
       return "class \"" + spec.classes[i].name +

@@ -3,7 +3,8 @@
 // Plain data: the config loader fills it, the Classifier compiles it. Rules name classes by
 // index; the loader resolves the names. Each class also says how its frames are distributed:
 // over which of the bond's members, by which policy, and whether braid marks its ECT packets CE
-// (the bond applies them; reserved shares and a per-class PFC watchdog will join).
+// and what share of a short member it keeps or how fast it may send at most (the bond applies
+// them; a per-class PFC watchdog will join).
 #pragma once
 
 #include <cstddef>
@@ -31,6 +32,18 @@ inline constexpr std::uint32_t kMaxPort = 65535;       // TCP, UDP, SCTP ports
 inline constexpr std::uint32_t kMaxBthOpcode = 255;    // InfiniBand BTH OpCode: one octet
 inline constexpr std::uint32_t kMaxDestQp = 0xFFFFFF;  // InfiniBand BTH DestQP: 24 bits
 inline constexpr std::uint32_t kMaxPfcPriority = 7;    // IEEE 802.1Qbb: eight priorities
+
+inline constexpr std::uint32_t kPermille = 1000;
+inline constexpr std::uint32_t kMaxRateCapMbps = 800'000;  // the fastest port there is, 800G
+inline constexpr std::uint32_t kMaxBurstKb = 65'536;       // 64 MiB: far more than any queue
+inline constexpr std::uint32_t kDefaultBurstKb = 64;
+
+// A class's rate cap: it sends at most `mbps` (frame bytes, over all the bond's members
+// together), in bursts of up to `burst_kb` KiB above it (an srTCM's committed burst).
+struct RateCap {
+  std::uint32_t mbps = 0;
+  std::uint32_t burst_kb = kDefaultBurstKb;
+};
 
 // An inclusive range of field values; a single value is first == last.
 struct ValueRange {
@@ -89,6 +102,14 @@ struct ClassSpec {
   // braid's own ECN marking of the class's ECT packets by its member's queue depth (lib/ecn);
   // none: off.
   std::optional<ecn::EcnProfile> ecn;
+  // Its reserved share, permille of each member it uses (0: none): when a member cannot carry
+  // all that is offered to it, the classes without a reservation give way first (lib/sched/
+  // share_arbiter.hpp), down to what is left once every reserved class has its share.
+  std::uint32_t min_share_permille = 0;
+  // At most this rate, its excess dropped (none: uncapped).
+  std::optional<RateCap> rate_cap;
+
+  bool reserved() const { return min_share_permille != 0; }
 };
 
 struct ClassifierSpec {
@@ -102,7 +123,9 @@ struct ClassifierSpec {
 // Why `spec` cannot be compiled, or "" when it can: 1..kMaxClasses distinct non-empty names, a
 // default and every rule's class among them, at most kMaxRules rules, every range within its
 // field and not reversed, no outer rule that names no field (that is what the default is for),
-// and every class reachable (the default, or named by a rule).
+// every class reachable (the default, or named by a rule), reserved shares that add up to at
+// most 1000 permille, and at least one class without one while any has one (someone must give
+// way).
 std::string spec_error(const ClassifierSpec& spec);
 
 // A rule as one line, the way the config spells it: `dscp 46 protocol 6 dst_port 4420-4421`.

@@ -172,6 +172,22 @@ std::optional<ecn::EcnProfile> read_class_ecn(const YamlReader& in, const YAML::
   return profile;
 }
 
+// list[].rate_cap: {mbps, burst_kb}; mbps is required.
+std::optional<classify::RateCap> read_class_rate_cap(const YamlReader& in, const YAML::Node& entry,
+                                                     const std::string& where) {
+  const YAML::Node node = entry["rate_cap"];
+  if (!node.IsDefined()) return std::nullopt;
+  const std::string at = where + ".rate_cap";
+  in.expect_map(node, at, {"mbps", "burst_kb"});
+  if (!node["mbps"].IsDefined()) in.fail(node, at, "missing required key \"mbps\"");
+  classify::RateCap cap;
+  cap.mbps =
+      static_cast<std::uint32_t>(in.get_uint(node, "mbps", at, 1, classify::kMaxRateCapMbps, 0));
+  cap.burst_kb = static_cast<std::uint32_t>(
+      in.get_uint(node, "burst_kb", at, 1, classify::kMaxBurstKb, classify::kDefaultBurstKb));
+  return cap;
+}
+
 std::string read_class_policy(const YamlReader& in, const YAML::Node& entry,
                               const std::string& where) {
   const std::string policy = in.get_string(entry, "policy", where, "");
@@ -207,7 +223,9 @@ ClassifierSpec read_classes(const YamlReader& in, const YAML::Node& node, const 
   }
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string at = where + ".list[" + std::to_string(i) + "]";
-    in.expect_map(list[i], at, {"name", "members", "policy", "priority", "ecn"});
+    in.expect_map(
+        list[i], at,
+        {"name", "members", "policy", "priority", "ecn", "min_share_permille", "rate_cap"});
     std::string name = in.required_string(list[i], "name", at);
     if (!is_valid_name(name)) {
       in.fail(list[i]["name"], at, "names use letters, digits, '-' and '_' (1..32 characters)");
@@ -219,6 +237,9 @@ ClassifierSpec read_classes(const YamlReader& in, const YAML::Node& node, const 
                             read_class_policy(in, list[i], at)});
     spec.classes.back().priority = read_class_priority(in, list[i], at);
     spec.classes.back().ecn = read_class_ecn(in, list[i], at);
+    spec.classes.back().min_share_permille = static_cast<std::uint32_t>(
+        in.get_uint(list[i], "min_share_permille", at, 1, classify::kPermille, 0));
+    spec.classes.back().rate_cap = read_class_rate_cap(in, list[i], at);
   }
   spec.default_class = class_index(in, spec, node["default"], where + ".default",
                                    in.required_string(node, "default", where));

@@ -475,8 +475,19 @@ BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t i
   }
   if (const YAML::Node health = node["health"]; health.IsDefined())
     read_health(in, health, where + ".health", bond.health);
-  if (const YAML::Node classes = node["classes"]; classes.IsDefined())
+  if (const YAML::Node classes = node["classes"]; classes.IsDefined()) {
     bond.classes = read_classes(in, classes, where + ".classes", bond.members);
+    // What a member can carry is measured from what it sent while its queue stayed busy.
+    for (const classify::ClassSpec& c : bond.classes.classes) {
+      if (c.reserved() && bond.scheduler.congestion.source == "none") {
+        in.fail(classes, where + ".classes",
+                "class \"" + c.name +
+                    "\" has a min_share_permille, which needs a congestion source "
+                    "(scheduler.congestion.source): its packets-sent counters measure what a "
+                    "member can carry");
+      }
+    }
+  }
   if (const YAML::Node bfd = node["bfd"]; bfd.IsDefined())
     bond.bfd = read_bfd(in, bfd, where + ".bfd", bond.members);
   if (const YAML::Node lldp = node["lldp"]; lldp.IsDefined())

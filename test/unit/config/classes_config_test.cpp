@@ -172,6 +172,28 @@ INSTANTIATE_TEST_SUITE_P(
         BadClasses{"ecn_unknown_key",
                    "\n      default: a\n      list: [{name: a, ecn: {threshold: 5}}]\n",
                    "classes.list[0].ecn: unknown key \"threshold\""},
+        BadClasses{"share_above_1000",
+                   "\n      default: a\n      list: [{name: a}, {name: b, min_share_permille: "
+                   "1001}]\n      rules: [{class: b, pcp: 3}]\n",
+                   "classes.list[1].min_share_permille: must be 1..1000, got 1001"},
+        BadClasses{"shares_above_1000",
+                   "\n      default: c\n      list: [{name: a, min_share_permille: 600}, {name: b, "
+                   "min_share_permille: 500}, {name: c}]\n      rules: [{class: a, pcp: 3}, "
+                   "{class: b, pcp: 4}]\n",
+                   "classes: the classes' min_share_permille add up to 1100: at most 1000"},
+        BadClasses{"every_class_reserved",
+                   "\n      default: a\n      list: [{name: a, min_share_permille: 500}]\n",
+                   "classes: every class has a min_share_permille: one without is needed to "
+                   "give way"},
+        BadClasses{"rate_cap_without_mbps",
+                   "\n      default: a\n      list: [{name: a, rate_cap: {burst_kb: 8}}]\n",
+                   "classes.list[0].rate_cap: missing required key \"mbps\""},
+        BadClasses{"rate_cap_zero",
+                   "\n      default: a\n      list: [{name: a, rate_cap: {mbps: 0}}]\n",
+                   "classes.list[0].rate_cap.mbps: must be 1..800000, got 0"},
+        BadClasses{"rate_cap_unknown_key",
+                   "\n      default: a\n      list: [{name: a, rate_cap: {gbps: 1}}]\n",
+                   "classes.list[0].rate_cap: unknown key \"gbps\""},
         BadClasses{"qp_above_24_bits", kTwo + "        - {class: a, roce_dest_qp: 16777216}\n",
                    "roce_dest_qp: 16777216 is out of range (0..16777215)"}),
     [](const testing::TestParamInfo<BadClasses>& param_info) {
@@ -190,6 +212,38 @@ TEST(ClassesConfig, EachClassMayNameThePfcPriorityItRidesOn) {
   EXPECT_EQ(classes[0].priority, std::optional<std::uint8_t>(3));
   EXPECT_EQ(classes[1].priority, std::optional<std::uint8_t>(0));
   EXPECT_FALSE(classes[2].priority.has_value());
+}
+
+TEST(ClassesConfig, ReservedSharesAndRateCaps) {
+  const Config config = parse_config(two_member_bond("scheduler") +
+                                         "{congestion: {source: sim}}\n    classes:\n      "
+                                         "default: bulk\n      list: [{name: replication, "
+                                         "min_share_permille: 500}, {name: bulk, rate_cap: "
+                                         "{mbps: 2500}}, {name: backup, rate_cap: {mbps: 100, "
+                                         "burst_kb: 16}}]\n      rules: [{class: replication, "
+                                         "pcp: 3}, {class: backup, dst_port: 873}]\n",
+                                     "c.yaml");
+  const std::vector<classify::ClassSpec>& classes = config.bonds[0].classes.classes;
+  ASSERT_EQ(classes.size(), 3u);
+  EXPECT_EQ(classes[0].min_share_permille, 500u);
+  EXPECT_TRUE(classes[0].reserved());
+  EXPECT_FALSE(classes[0].rate_cap.has_value());
+  EXPECT_FALSE(classes[1].reserved());
+  ASSERT_TRUE(classes[1].rate_cap.has_value());
+  EXPECT_EQ(classes[1].rate_cap->mbps, 2500u);
+  EXPECT_EQ(classes[1].rate_cap->burst_kb, classify::kDefaultBurstKb);
+  EXPECT_EQ(classes[2].rate_cap->burst_kb, 16u);
+}
+
+TEST(ClassesConfig, AReservedShareNeedsACongestionSource) {
+  const std::string error = error_of(two_member_bond("classes") +
+                                     "\n      default: b\n      list: [{name: a, "
+                                     "min_share_permille: 300}, {name: b}]\n      rules: "
+                                     "[{class: a, pcp: 3}]\n");
+  EXPECT_NE(error.find("class \"a\" has a min_share_permille, which needs a congestion source "
+                       "(scheduler.congestion.source)"),
+            std::string::npos)
+      << error;
 }
 
 TEST(ClassesConfig, AtMost64Rules) {
