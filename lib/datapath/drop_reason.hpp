@@ -20,15 +20,17 @@ enum class DropReason : std::size_t {
   kStopped,          // received while forwarding is stopped (console `stop`)
   kBfdPoliced,       // a BFD frame over its member's rate limit (bfd_divert.hpp: a flood)
   kLldpPoliced,      // an LLDPDU over its member's rate limit (a flood of 0x88cc)
+  kClassRateCap,     // over its traffic class's rate cap (classes.list[].rate_cap)
+  kClassGaveWay,     // its class gave way to a reserved share on a short member
   kCount,
 };
 
 inline constexpr std::size_t kDropReasonCount = static_cast<std::size_t>(DropReason::kCount);
 
 inline constexpr std::array<std::string_view, kDropReasonCount> kDropReasonNames = {
-    "tx_full",        "no_route",     "no_member",    "not_collecting",
-    "slow_path_full", "flowlet_hold", "slow_policed", "slow_unsupported",
-    "stopped",        "bfd_policed",  "lldp_policed",
+    "tx_full",      "no_route",       "no_member",        "not_collecting", "slow_path_full",
+    "flowlet_hold", "slow_policed",   "slow_unsupported", "stopped",        "bfd_policed",
+    "lldp_policed", "class_rate_cap", "class_gave_way",
 };
 
 constexpr std::string_view to_string(DropReason reason) {

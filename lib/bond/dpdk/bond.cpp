@@ -120,6 +120,16 @@ Bond::Bond(const config::BondConfig& config, std::vector<drivers::EthdevPort*> m
       shared_.ecn_classes = static_cast<std::uint8_t>(shared_.ecn_classes | 1u << c);
     }
     shared_.member_depth = queue_depth_.data();
+    const std::vector<classify::ClassSpec>& classes = config_.classes.classes;
+    const bool reserving = std::any_of(classes.begin(), classes.end(),
+                                       [](const classify::ClassSpec& c) { return c.reserved(); });
+    shared_.count_offered = reserving;
+    for (std::size_t c = 0; c < class_count_; ++c) {
+      const bool gives_way = reserving && !classes[c].reserved();
+      if (classes[c].rate_cap) shared_.cap_burst_bytes[c] = classes[c].rate_cap->burst_kb * 1024;
+      if (gives_way || classes[c].rate_cap)
+        shared_.policed_classes = static_cast<std::uint8_t>(shared_.policed_classes | 1u << c);
+    }
   }
   const auto every_member = static_cast<std::uint16_t>((1u << members_.size()) - 1);
   for (std::size_t c = 0; c < class_count_; ++c) {
@@ -690,6 +700,47 @@ std::array<std::array<std::uint64_t, kMaxMembers>, classify::kMaxClasses> Bond::
 
 std::array<std::uint64_t, classify::kMaxClasses> Bond::class_ecn_not_ect() const {
   return sum_classes(class_hits_, &ClassHits::ecn_not_ect);
+}
+
+std::array<std::uint64_t, classify::kMaxClasses> Bond::class_rate_capped() const {
+  return sum_classes(class_hits_, &ClassHits::rate_capped);
+}
+
+ClassMemberCounts Bond::class_gave_way() const {
+  ClassMemberCounts total{};
+  for (const auto& worker : class_hits_) {
+    if (!worker) continue;
+    for (std::size_t c = 0; c < total.size(); ++c) {
+      for (std::size_t m = 0; m < kMaxMembers; ++m)
+        total[c][m] += worker->gave_way[c][m].get();
+    }
+  }
+  return total;
+}
+
+ClassMemberCounts Bond::class_share_limits() const {
+  ClassMemberCounts total{};
+  for (auto& row : total)
+    row.fill(0);
+  for (const auto& worker : class_hits_) {
+    if (!worker) continue;
+    for (std::size_t c = 0; c < total.size(); ++c) {
+      for (std::size_t m = 0; m < kMaxMembers; ++m) {
+        const std::uint32_t limit = worker->limits.share_pps[c][m].load(std::memory_order_relaxed);
+        if (limit == kNoShareLimit || total[c][m] == kNoShareLimit) {
+          total[c][m] = kNoShareLimit;
+        } else {
+          total[c][m] += limit;
+        }
+      }
+    }
+  }
+  if (std::none_of(class_hits_.begin(), class_hits_.end(),
+                   [](const auto& w) { return w != nullptr; })) {
+    for (auto& row : total)
+      row.fill(kNoShareLimit);
+  }
+  return total;
 }
 
 BucketActivityArray* Bond::activity_for_worker(std::size_t worker) {

@@ -194,6 +194,15 @@ class Bond {
   std::array<std::array<std::uint64_t, kMaxMembers>, classify::kMaxClasses> class_ecn_marked()
       const;
   std::array<std::uint64_t, classify::kMaxClasses> class_ecn_not_ect() const;
+  // Dropped over each class's rate cap, and by class and member given way to a reserved share.
+  std::array<std::uint64_t, classify::kMaxClasses> class_rate_capped() const;
+  ClassMemberCounts class_gave_way() const;
+  // What each class may send on each member now, packets a second over all workers
+  // (kNoShareLimit: no limit; the bond's scheduler sets them on a short member).
+  ClassMemberCounts class_share_limits() const;
+  // Every worker's ClassHits (by worker index; an entry may be null): the scheduler reads what
+  // each offered and writes each one's limits.
+  const std::vector<std::unique_ptr<ClassHits>>& class_hits() const { return class_hits_; }
   // The member's queue depth in packets as the scheduler read it (control thread, every
   // period): what the workers' ECN marking judges by.
   void set_queue_depth(std::size_t member, std::uint32_t packets) {

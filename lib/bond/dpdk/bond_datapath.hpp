@@ -19,6 +19,7 @@
 #include "bond/bucket_activity.hpp"
 #include "bond/dpdk/bucket_hold.hpp"
 #include "bond/dpdk/class_hits.hpp"
+#include "bond/dpdk/class_policer.hpp"
 #include "bond/dpdk/table_publisher.hpp"
 #include "bond/slow_policer.hpp"
 #include "classify/classifier.hpp"
@@ -62,6 +63,13 @@ struct BondShared {
   std::array<const ecn::EcnProfile*, classify::kMaxClasses> ecn{};
   std::uint8_t ecn_classes = 0;
   const std::atomic<std::uint32_t>* member_depth = nullptr;
+  // Reserved shares and rate caps (classes.list[].min_share_permille, rate_cap): the classes a
+  // worker polices (bit c: capped, or giving way while some class reserves a share), each cap's
+  // burst in bytes, and whether the packets each class offers each member are counted (some
+  // class reserves a share: the scheduler's arbiter reads them).
+  std::uint8_t policed_classes = 0;
+  std::array<std::uint32_t, classify::kMaxClasses> cap_burst_bytes{};
+  bool count_offered = false;
 };
 
 // Per (worker, member RX queue), LLDPDUs to the control thread (802.1AB): a neighbour sends one
@@ -114,6 +122,8 @@ class BondEgress {
     flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, slots.data());
     if (class_hits_ != nullptr) {
       classify_slots(table, packets, n, slots.data());
+      if (shared_->count_offered || shared_->policed_classes != 0)
+        n = police(table, packets, n, slots.data(), counters);
       if (shared_->ecn_classes != 0) mark_ecn(table, packets, n, slots.data());
     } else if (table.spray_classes != 0) {  // the bond's one table, sprayed
       const std::uint32_t last = (1u << table.class_shift) - 1;
@@ -151,6 +161,50 @@ class BondEgress {
     for (std::size_t c = 0; c < hits.size(); ++c) {
       if (hits[c] != 0) class_hits_->packets[c].add(hits[c]);
     }
+  }
+
+  // Rate caps and share limits: each packet of a policed class is metered against its class's
+  // cap (bytes), then, on a member where the class gives way, against its limit there
+  // (packets); what does not fit is dropped and counted, the rest closes up in place. What each
+  // class offers each member is counted in the same pass.
+  std::uint16_t police(const BondTable& table, rte_mbuf** packets, std::uint16_t n,
+                       std::uint32_t* slots, datapath::WorkerCounters& counters) {
+    policer_.refresh(class_hits_->limits, shared_->member_count, shared_->cap_burst_bytes);
+    const std::uint64_t tsc = rte_rdtsc();
+    const std::uint32_t policed = shared_->policed_classes;
+    const bool count_offered = shared_->count_offered;
+    std::array<rte_mbuf*, datapath::kMaxBurst> dropped;
+    std::uint16_t capped = 0, gave_way = 0, kept = 0;
+    for (std::uint16_t i = 0; i < n; ++i) {
+      const std::uint32_t class_id = slots[i] >> table.class_shift;
+      const MemberIndex member = table.buckets[slots[i]];
+      const bool to_member = member < shared_->member_count;  // not held or dropped
+      if ((policed >> class_id & 1) != 0) {
+        if (policer_.capped(class_id) &&
+            !policer_.within_cap(class_id, tsc, rte_pktmbuf_pkt_len(packets[i]))) {
+          class_hits_->rate_capped[class_id].add(1);
+          dropped[capped++ + gave_way] = packets[i];
+          continue;
+        }
+        if (to_member && count_offered) class_hits_->offered[class_id][member].add(1);
+        if (to_member && policer_.share_limited(class_id, member) &&
+            !policer_.within_share(class_id, member, tsc)) {
+          class_hits_->gave_way[class_id][member].add(1);
+          dropped[capped + gave_way++] = packets[i];
+          continue;
+        }
+      } else if (to_member && count_offered) {
+        class_hits_->offered[class_id][member].add(1);
+      }
+      packets[kept] = packets[i];
+      slots[kept++] = slots[i];
+    }
+    if (capped + gave_way != 0) {
+      counters.drops[static_cast<std::size_t>(datapath::DropReason::kClassRateCap)].add(capped);
+      counters.drops[static_cast<std::size_t>(datapath::DropReason::kClassGaveWay)].add(gave_way);
+      rte_pktmbuf_free_bulk(dropped.data(), capped + gave_way);
+    }
+    return kept;
   }
 
   // braid's own ECN marking: each packet of a class with a profile is chosen with the
@@ -264,6 +318,7 @@ class BondEgress {
   BucketHold hold_;
   // Per class, the next bucket a sprayed packet takes (the class's table walked round robin).
   std::array<std::uint32_t, classify::kMaxClasses> spray_next_{};
+  ClassPolicer policer_;
   SplitMix64 ecn_random_{reinterpret_cast<std::uintptr_t>(this)};  // any seed; one per worker
 };
 

@@ -1,5 +1,7 @@
 #include "bond/dpdk/class_commands.hpp"
 
+#include <algorithm>
+#include <optional>
 #include <string>
 
 #include "bond/dpdk/bond.hpp"
@@ -22,6 +24,24 @@ std::string ecn_text(const std::optional<ecn::EcnProfile>& profile) {
          std::to_string(profile->pmax_permille % 10) + "%";
 }
 
+// "50.0%" of a reserved share, "-" for none.
+std::string min_share_text(std::uint32_t permille) {
+  if (permille == 0) return "-";
+  return std::to_string(permille / 10) + "." + std::to_string(permille % 10) + "%";
+}
+
+// "40000mbps/64k" of a rate cap (its rate and burst), "-" for none.
+std::string rate_cap_text(const std::optional<classify::RateCap>& cap) {
+  if (!cap) return "-";
+  return std::to_string(cap->mbps) + "mbps/" + std::to_string(cap->burst_kb) + "k";
+}
+
+// Whether any class of the bond reserves a share (then the others give way on a short member).
+bool reserving(const classify::ClassifierSpec& spec) {
+  return std::any_of(spec.classes.begin(), spec.classes.end(),
+                     [](const classify::ClassSpec& c) { return c.reserved(); });
+}
+
 void show_classes(const Bond& bond, Output& out) {
   Output& section = out.section(bond.name());
   const classify::Classifier* classifier = bond.classifier();
@@ -34,9 +54,13 @@ void show_classes(const Bond& bond, Output& out) {
   const std::vector<std::string>& names = bond.config().members;
   const auto marked = bond.class_ecn_marked();
   const auto not_ect = bond.class_ecn_not_ect();
+  const auto rate_capped = bond.class_rate_capped();
+  const auto gave_way = bond.class_gave_way();
+  const auto limits = bond.class_share_limits();
+  const bool gives_way = reserving(spec);
   control::Table& table =
       section.table("classes", {"class", "default", "rules", "members", "policy", "priority", "ecn",
-                                "packets", "ecn_not_ect"});
+                                "min_share", "rate_cap", "packets", "ecn_not_ect", "rate_capped"});
   const std::uint32_t bond_priority = bond.config().scheduler.congestion.priority;
   for (std::size_t c = 0; c < spec.classes.size(); ++c) {
     std::string rules;
@@ -53,19 +77,28 @@ void show_classes(const Bond& bond, Output& out) {
     const std::uint32_t priority = spec.classes[c].priority.value_or(bond_priority);
     table.row({spec.classes[c].name, spec.default_class == c, rules.empty() ? "-" : rules,
                members.empty() ? "all" : members, policy.empty() ? "bond" : policy,
-               std::uint64_t{priority}, ecn_text(spec.classes[c].ecn), packets[c],
-               ecn ? Value(not_ect[c]) : Value::missing()});
+               std::uint64_t{priority}, ecn_text(spec.classes[c].ecn),
+               min_share_text(spec.classes[c].min_share_permille),
+               rate_cap_text(spec.classes[c].rate_cap), packets[c],
+               ecn ? Value(not_ect[c]) : Value::missing(),
+               spec.classes[c].rate_cap ? Value(rate_capped[c]) : Value::missing()});
   }
-  // Where each class's table sends its frames now: its buckets per member.
-  control::Table& shares =
-      section.table("shares", {"class", "member", "buckets", "share", "ecn_marked"});
+  // Where each class's table sends its frames now: its buckets per member; for a class that gives
+  // way, what it may send there now (limit_pps: "-" while the member is not short) and what it
+  // dropped giving way.
+  control::Table& shares = section.table(
+      "shares", {"class", "member", "buckets", "share", "ecn_marked", "limit_pps", "gave_way"});
   for (std::size_t c = 0; c < spec.classes.size(); ++c) {
     const std::span<const MemberIndex> buckets = bond.assignment(c);
     const std::vector<std::uint32_t> counts = bucket_counts(buckets, names.size());
     for (std::size_t m = 0; m < names.size(); ++m) {
       if (counts[m] == 0 && !bond.class_distributes(c, m)) continue;
+      const bool yields = gives_way && !spec.classes[c].reserved();
+      const std::uint64_t limit = limits[c][m];
       shares.row({spec.classes[c].name, names[m], counts[m], share_text(counts[m], buckets.size()),
-                  spec.classes[c].ecn ? Value(marked[c][m]) : Value::missing()});
+                  spec.classes[c].ecn ? Value(marked[c][m]) : Value::missing(),
+                  yields && limit != kNoShareLimit ? Value(limit) : Value::missing(),
+                  yields ? Value(gave_way[c][m]) : Value::missing()});
     }
   }
 }
@@ -111,6 +144,36 @@ void class_metrics(control::MetricWriter& w, const std::vector<Bond*>& bonds) {
       w.sample({{"bond", bond->name()}, {"class", classifier->spec().classes[c].name}}, not_ect[c]);
     }
   }
+  w.family("braid_class_rate_capped_total",
+           "packets of the traffic class dropped over its rate cap (classes.list[].rate_cap)",
+           MetricType::kCounter);
+  for (Bond* bond : bonds) {
+    const classify::Classifier* classifier = bond->classifier();
+    if (classifier == nullptr) continue;
+    const auto capped = bond->class_rate_capped();
+    for (std::size_t c = 0; c < classifier->spec().classes.size(); ++c) {
+      if (!classifier->spec().classes[c].rate_cap) continue;
+      w.sample({{"bond", bond->name()}, {"class", classifier->spec().classes[c].name}}, capped[c]);
+    }
+  }
+  w.family("braid_class_gave_way_total",
+           "packets of the traffic class dropped on the member to leave it to the reserved shares",
+           MetricType::kCounter);
+  for (Bond* bond : bonds) {
+    const classify::Classifier* classifier = bond->classifier();
+    if (classifier == nullptr || !reserving(classifier->spec())) continue;
+    const auto gave_way = bond->class_gave_way();
+    const std::vector<std::string>& names = bond->config().members;
+    for (std::size_t c = 0; c < classifier->spec().classes.size(); ++c) {
+      if (classifier->spec().classes[c].reserved()) continue;
+      for (std::size_t m = 0; m < names.size(); ++m) {
+        w.sample({{"bond", bond->name()},
+                  {"class", classifier->spec().classes[c].name},
+                  {"member", names[m]}},
+                 gave_way[c][m]);
+      }
+    }
+  }
   w.family("braid_class_member_buckets",
            "buckets of the traffic class's own table that the member holds now",
            MetricType::kGauge);
@@ -136,7 +199,8 @@ void register_class_commands(control::ControlPlane& control, const std::vector<B
   control.commands().add(
       "show classes [<bond>]",
       "per traffic class: default, rules (by index), members, policy, PFC priority, ECN "
-      "profile, packets; each class's buckets and CE marks per member",
+      "profile, reserved share, rate cap, packets, drops; each class's buckets, CE marks, share "
+      "limit and give-way drops per member",
       [bonds](const Args& args, Output& out) {
         for (Bond* bond : chosen_bonds(bonds, args))
           show_classes(*bond, out);

@@ -57,6 +57,7 @@ BondScheduler::BondScheduler(bond::Bond& bond, Settings settings,
     lanes_.emplace_back(std::move(own), bond.member_count(), bond.config().buckets, named,
                         priority);
   }
+  if (ClassPolicing::wanted(bond)) policing_ = std::make_unique<ClassPolicing>(bond);
   const config::SchedulerConfig& scheduler = bond.config().scheduler;
   if (scheduler.pfc_watchdog.enabled) {
     watchdogs_.assign(bond.member_count(),
@@ -67,6 +68,9 @@ BondScheduler::BondScheduler(bond::Bond& bond, Settings settings,
 void BondScheduler::start(std::uint64_t now_ns) {
   for (std::size_t c = 0; c < lanes_.size(); ++c)
     apply_policy(c, now_ns);
+  // The rate caps hold from the first packet: an equal part for each worker until a period
+  // measures what each brings.
+  if (policing_) policing_->period(now_ns, inputs_);
   next_ns_ = now_ns + period_ns_;
 }
 
@@ -251,6 +255,7 @@ std::uint64_t BondScheduler::poll(std::uint64_t now_ns) {
   if (lag_ != nullptr) lag_->record(DeadlineKind::kSchedulerPeriod, next_ns_, now_ns);
   next_ns_ = now_ns + period_ns_;
   gather_inputs(now_ns);
+  if (policing_) policing_->period(now_ns, inputs_);
   for (std::size_t c = 0; c < lanes_.size(); ++c) {
     period(c, now_ns);
     finish_pending_hash(c, now_ns);

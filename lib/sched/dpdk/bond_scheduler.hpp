@@ -18,6 +18,7 @@
 #include "congestion/source.hpp"
 #include "health/pfc_storm.hpp"
 #include "sched/activity_counts.hpp"
+#include "sched/dpdk/class_policing.hpp"
 #include "sched/scheduler.hpp"
 
 namespace braid::sched {
@@ -77,6 +78,8 @@ class BondScheduler {
   std::uint64_t counters_read_ns() const { return counters_read_ns_; }
   std::uint64_t counters_read_max_ns() const { return counters_read_max_ns_; }
   congestion::Source* source() { return source_.get(); }
+  // Reserved shares and rate caps (null: no class has either).
+  const ClassPolicing* policing() const { return policing_.get(); }
 
  private:
   // One class's scheduler and what it reads.
@@ -116,6 +119,7 @@ class BondScheduler {
   DeadlineLag* lag_ = nullptr;
   std::vector<MemberInput> inputs_;
   std::vector<health::PfcStormWatchdog> watchdogs_;  // by member; empty: no watchdog
+  std::unique_ptr<ClassPolicing> policing_;
   std::uint8_t bond_priority_ = 3;  // scheduler.congestion.priority: the counters' pause fields
   PolicyKind policy_ = PolicyKind::kHash;
   std::uint64_t period_ns_ = 0;

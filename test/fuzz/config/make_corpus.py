@@ -15,7 +15,8 @@ import re
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 OUT = ROOT / "test" / "fuzz" / "corpus" / "config"
 DICT = ROOT / "test" / "fuzz" / "config" / "fuzz_config.dict"
-LOADER = ROOT / "lib" / "config" / "config_loader.cpp"
+# Every loader of a config section (each file under lib/config/ that checks a map's keys).
+LOADERS = sorted((ROOT / "lib" / "config").glob("*.cpp"))
 
 PAIR = "ports:\n  - {name: a, device: net_null0}\n  - {name: b, device: net_null1}\ncross_connect: [[a, b]]\n"
 
@@ -73,7 +74,7 @@ bonds: *ps
 
 
 def loader_keys():
-    text = LOADER.read_text()
+    text = "".join(loader.read_text() for loader in LOADERS)
     keys = set()
     for block in re.findall(r"expect_map\([^{]*\{([^}]*)\}", text, re.S):
         keys.update(re.findall(r'"([^"]+)"', block))
