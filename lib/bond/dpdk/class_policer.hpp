@@ -2,9 +2,9 @@
 // markers, colour-blind; anything not green is dropped): per class, its part of the class's rate
 // cap in bytes (committed burst: rate_cap.burst_kb); per class and member, the share limit the
 // bond's scheduler set for a class that gives way on a short member, in packets (each packet
-// one "byte"). The worker re-reads the limits when their version moves; a meter is reconfigured
-// (which refills its bucket) only when its rate changed by more than an eighth, so limits that
-// wobble from period to period do not hand out a fresh burst each time.
+// one "byte"). The worker re-reads the limits when their version moves; a meter whose rate
+// changes keeps the tokens it has, so limits that move from period to period do not hand out a
+// fresh burst each time.
 #pragma once
 
 #include <rte_cycles.h>
@@ -52,24 +52,27 @@ class ClassPolicer {
  private:
   class Meter {
    public:
-    // `rate` 0: off.
+    // `rate` 0: off. A new rate changes the profile alone: the bucket keeps the tokens it has
+    // (rte_meter_srtcm_config would refill it to the burst, a free burst every time a worker's
+    // part of a limit moves).
     void set(std::uint64_t rate, std::uint32_t burst) {
+      if (rate == rate_ && burst == burst_) return;
       if (rate == 0) {
         rate_ = 0;
         return;
       }
-      // Within an eighth of the rate it has: keep the bucket as it is.
-      if (rate_ != 0 && rate + rate / 8 >= rate_ && rate_ + rate_ / 8 >= rate) return;
       rte_meter_srtcm_params params{};
       params.cir = rate;
       params.cbs = burst;
       params.ebs = 0;  // green or red: no yellow band
-      if (rte_meter_srtcm_profile_config(&profile_, &params) != 0 ||
-          rte_meter_srtcm_config(&meter_, &profile_) != 0) {
+      if (rte_meter_srtcm_profile_config(&profile_, &params) != 0) {
         rate_ = 0;  // cannot happen with a rate and a burst; then no limit rather than a crash
         return;
       }
+      // Off until now: a full bucket from here.
+      if (rate_ == 0 && rte_meter_srtcm_config(&meter_, &profile_) != 0) return;
       rate_ = rate;
+      burst_ = burst;
     }
     bool on() const { return rate_ != 0; }
     bool admit(std::uint64_t tsc, std::uint32_t length) {
@@ -78,6 +81,7 @@ class ClassPolicer {
 
    private:
     std::uint64_t rate_ = 0;
+    std::uint32_t burst_ = 0;
     rte_meter_srtcm_profile profile_{};
     rte_meter_srtcm meter_{};
   };
