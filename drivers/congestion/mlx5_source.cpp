@@ -10,7 +10,8 @@
 //  - discards: ethtool rx_discards_phy, else xstat rx_phy_discard_packets (the PMD's name for the
 //    same counter), rx_discards_phy or rx_discards.
 //  - packets sent: ethtool tx_packets_phy, else xstat tx_phy_packets (the PMD's name for it) or
-//    tx_packets_phy.
+//    tx_packets_phy; per priority in use, ethtool tx_prio<N>_packets (the PFC storm watchdog's
+//    progress of priority N).
 //  The PMD reads its xstats through the same ioctl on the same netdev, so one ethtool read per
 //  member and period is enough; the xstats are read only when that read fails or lacks one.
 //  - RoCE congestion: the RDMA device's hw_counters in sysfs (np_ecn_marked_roce_packets:
@@ -137,6 +138,10 @@ class Mlx5Source final : public Source {
       if (bond) c.pause_duration_us = read.pause_duration_us;
     }
     if (bond) c.present |= read.present;
+    // tx_prio<N>_packets: mlx5e lists all eight, PFC or not; the storm watchdog's measure of a
+    // priority's progress (without it, the port's packets sent stand in).
+    if (const std::uint64_t* sent = find_xstat(kernel, "tx_prio" + std::to_string(p) + "_packets"))
+      c.set_priority_tx_packets(p, *sent);
   }
 
   // The first lookup that finds its name sets the counter; when none does, the log lists them all

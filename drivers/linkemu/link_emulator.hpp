@@ -20,11 +20,11 @@ class LinkEmulator {
  public:
   explicit LinkEmulator(const LinkSettings& settings) : model_(settings) {}
 
-  // A packet the port sent at `now_ns`. False: the queue was full, the packet is the caller's to
-  // drop (counted as dropped_queue, the discard a NIC reports).
-  bool offer(std::uint64_t now_ns, const Tag& tag) {
+  // A packet of PFC priority `priority` the port sent at `now_ns`. False: its queue was full, the
+  // packet is the caller's to drop (counted as dropped_queue, the discard a NIC reports).
+  bool offer(std::uint64_t now_ns, const Tag& tag, std::uint8_t priority = 0) {
     feed_pauses(now_ns);
-    return model_.offer(now_ns, tag);
+    return model_.offer(now_ns, tag, priority);
   }
 
   // Runs the link up to `now_ns`: packets whose arrival time has come go to `arrived` with that

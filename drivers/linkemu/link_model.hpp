@@ -23,6 +23,10 @@ struct LinkSettings {
   std::uint64_t latency_ns = 10'000;
   double loss = 0.0;  // probability a sent packet never arrives
   std::uint64_t seed = 1;
+  // One queue per PFC priority, each queue_packets deep, as a NIC with a TX queue per traffic
+  // class: a pause holds only the queues of the priorities it names, the others keep sending.
+  // Off: one queue, which a pause on any priority holds as a whole (a member's TX queue in braid).
+  bool queue_per_priority = false;
 };
 
 // The PFC priorities a pause window stops, bit p for priority p: a PFC frame (IEEE 802.1Qbb)
@@ -44,12 +48,13 @@ struct LinkCounters {
   std::uint64_t pause_ns = 0;           // time spent paused, any priority
   PerPriority priority_pause_frames{};  // the windows that paused priority p
   PerPriority priority_pause_ns{};
+  PerPriority priority_sent{};  // packets sent by their priority (the offer's), either way
 };
 
 // What a NIC's counters would say about a link with these counters, in the scheduler's terms:
 // pause frames and time paused per priority (mlx5e's ethtool rx_prioN_pause and
 // rx_prioN_pause_duration; the pause fields: any priority), discards (the queue was full) and
-// packets sent.
+// packets sent, in all and per priority (tx_prioN_packets).
 inline sched::CongestionCounters congestion_of(const LinkCounters& counters) {
   sched::CongestionCounters c;
   c.present = sched::CongestionCounters::kPauseFrames |
@@ -60,6 +65,7 @@ inline sched::CongestionCounters congestion_of(const LinkCounters& counters) {
   for (std::size_t p = 0; p < sched::kPfcPriorities; ++p) {
     c.set_priority_pause_frames(p, counters.priority_pause_frames[p]);
     c.set_priority_pause_duration_us(p, counters.priority_pause_ns[p] / 1000);
+    c.set_priority_tx_packets(p, counters.priority_sent[p]);
   }
   c.discards = counters.dropped_queue;
   c.tx_packets = counters.sent;
@@ -81,21 +87,24 @@ class LinkModel {
         random_(settings.seed),
         coin_(0.0, 1.0) {}
 
-  // A packet arrives at `now_ns` (times must not go backwards). False: dropped (queue full).
-  bool offer(std::uint64_t now_ns, const Tag& tag) {
+  // A packet of PFC priority `priority` (below kPfcPriorities) arrives at `now_ns` (times must
+  // not go backwards). False: dropped (its queue full).
+  bool offer(std::uint64_t now_ns, const Tag& tag, std::uint8_t priority = 0) {
     advance(now_ns);
     ++counters_.offered;
-    if (queue_.size() >= settings_.queue_packets) {
+    std::deque<Queued>& queue = queues_[settings_.queue_per_priority ? priority : 0];
+    if (queue.size() >= settings_.queue_packets) {
       ++counters_.dropped_queue;
       return false;
     }
-    queue_.push_back({now_ns, tag});
+    queue.push_back({now_ns, tag, priority});
+    ++queued_;
     return true;
   }
 
   // The peer pauses this link over [start_ns, end_ns), on `priorities`. Windows are added in time
-  // order. The link has one queue (as a member's TX queue in braid): a pause on any priority
-  // holds it all; the counters tell the priorities apart.
+  // order. With one queue (as a member's TX queue in braid) a pause on any priority holds it all;
+  // with a queue per priority, only those it names. The counters tell the priorities apart.
   void add_pause(std::uint64_t start_ns, std::uint64_t end_ns,
                  PriorityMask priorities = kLinkLevelPause) {
     pauses_.push_back({start_ns, end_ns, priorities, false});
@@ -115,14 +124,29 @@ class LinkModel {
   // Transmits what the link could send up to `now_ns`; arrivals wait in take_deliveries().
   void advance(std::uint64_t now_ns) {
     account_pauses(now_ns);
-    while (!queue_.empty()) {
-      double start = std::max(free_at_ns_, static_cast<double>(queue_.front().arrival_ns));
-      start = static_cast<double>(unpaused_at(static_cast<std::uint64_t>(start)));
+    while (queued_ != 0) {
+      // The queue whose head can start first (the earlier arrival on a tie) sends next.
+      std::size_t next = 0;
+      double start = 0;
+      bool found = false;
+      for (std::size_t q = 0; q < queues_.size(); ++q) {
+        if (queues_[q].empty()) continue;
+        double at = std::max(free_at_ns_, static_cast<double>(queues_[q].front().arrival_ns));
+        at = static_cast<double>(unpaused_at(static_cast<std::uint64_t>(at), holding(q)));
+        if (!found || at < start ||
+            (at == start && queues_[q].front().arrival_ns < queues_[next].front().arrival_ns)) {
+          next = q;
+          start = at;
+          found = true;
+        }
+      }
       const double done = start + service_ns_;
       if (done > static_cast<double>(now_ns)) break;
       free_at_ns_ = done;
-      const Tag tag = queue_.front().tag;
-      queue_.pop_front();
+      const Tag tag = queues_[next].front().tag;
+      ++counters_.priority_sent[queues_[next].front().priority];
+      queues_[next].pop_front();
+      --queued_;
       ++counters_.sent;
       if (settings_.loss > 0 && coin_(random_) < settings_.loss) {
         ++counters_.lost;
@@ -135,12 +159,15 @@ class LinkModel {
 
   // Empties the queue into `out` without sending anything (the link is being torn down).
   void take_queued(std::vector<Tag>& out) {
-    for (const Queued& queued : queue_)
-      out.push_back(queued.tag);
-    queue_.clear();
+    for (std::deque<Queued>& queue : queues_) {
+      for (const Queued& queued : queue)
+        out.push_back(queued.tag);
+      queue.clear();
+    }
+    queued_ = 0;
   }
 
-  std::uint32_t queue_depth() const { return static_cast<std::uint32_t>(queue_.size()); }
+  std::uint32_t queue_depth() const { return static_cast<std::uint32_t>(queued_); }
   // Pause windows still looked at on every call (the rest are done with).
   std::size_t pauses_pending() const { return pauses_.size() - first_pause_; }
   const LinkCounters& counters() const { return counters_; }
@@ -153,6 +180,7 @@ class LinkModel {
   struct Queued {
     std::uint64_t arrival_ns;
     Tag tag;
+    std::uint8_t priority;
   };
   static constexpr std::size_t kPassedPausesKept = 1024;
 
@@ -163,10 +191,15 @@ class LinkModel {
     bool counted;
   };
 
-  // The earliest time at or after `t` when the link is not paused.
-  std::uint64_t unpaused_at(std::uint64_t t) const {
+  // The pauses that hold queue q: with one queue, a pause on any priority.
+  PriorityMask holding(std::size_t q) const {
+    return settings_.queue_per_priority ? pfc_priority(q) : kLinkLevelPause;
+  }
+
+  // The earliest time at or after `t` when no pause on `priorities` holds the link.
+  std::uint64_t unpaused_at(std::uint64_t t, PriorityMask priorities) const {
     for (std::size_t i = first_pause_; i < pauses_.size() && pauses_[i].start_ns <= t; ++i) {
-      if (t < pauses_[i].end_ns) t = pauses_[i].end_ns;
+      if ((pauses_[i].priorities & priorities) != 0 && t < pauses_[i].end_ns) t = pauses_[i].end_ns;
     }
     return t;
   }
@@ -191,9 +224,12 @@ class LinkModel {
     }
     // A window is done with once it is counted and no packet can start before it ends: nothing
     // queued starts before the link is free and its arrival, nothing new arrives before now.
-    const double earliest_start =
-        queue_.empty() ? static_cast<double>(now_ns)
-                       : std::max(free_at_ns_, static_cast<double>(queue_.front().arrival_ns));
+    double earliest_start = static_cast<double>(now_ns);
+    for (const std::deque<Queued>& queue : queues_) {
+      if (!queue.empty())
+        earliest_start = std::min(
+            earliest_start, std::max(free_at_ns_, static_cast<double>(queue.front().arrival_ns)));
+    }
     while (first_pause_ < pauses_.size() && pauses_[first_pause_].end_ns <= now_ns &&
            static_cast<double>(pauses_[first_pause_].end_ns) <= earliest_start) {
       ++first_pause_;
@@ -209,7 +245,8 @@ class LinkModel {
   LinkSettings settings_;
   double service_ns_;
   double free_at_ns_ = 0;
-  std::deque<Queued> queue_;
+  std::array<std::deque<Queued>, sched::kPfcPriorities> queues_;  // [0] only, unless per priority
+  std::size_t queued_ = 0;
   std::vector<Delivery<Tag>> delivered_;
   std::vector<Tag> lost_;
   std::vector<Pause> pauses_;

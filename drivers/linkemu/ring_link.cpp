@@ -50,6 +50,23 @@ std::uint64_t& handed_ns(rte_mbuf* packet) {
   return *RTE_MBUF_DYNFIELD(packet, handed_field(), std::uint64_t*);
 }
 
+// The PFC priority a NIC would send a frame on: its outer VLAN tag's PCP, else its DSCP's class
+// selector (mlx5's default DSCP-to-priority map under `trust dscp`: DSCP 26 is priority 3), else
+// 0.
+std::uint8_t frame_priority(const rte_mbuf* packet) {
+  const auto* frame = rte_pktmbuf_mtod(packet, const std::uint8_t*);
+  const std::uint32_t length = packet->data_len;
+  if (length < 14) return 0;
+  const auto ethertype = static_cast<std::uint16_t>(frame[12] << 8 | frame[13]);
+  if ((ethertype == RTE_ETHER_TYPE_VLAN || ethertype == RTE_ETHER_TYPE_QINQ) && length >= 16)
+    return static_cast<std::uint8_t>(frame[14] >> 5);
+  if (ethertype == RTE_ETHER_TYPE_IPV4 && length >= 16)
+    return static_cast<std::uint8_t>(frame[15] >> 5);  // DSCP's top 3 bits
+  if (ethertype == RTE_ETHER_TYPE_IPV6 && length >= 16)
+    return static_cast<std::uint8_t>((frame[14] & 0x0F) >> 1);  // traffic class bits 7..5
+  return 0;
+}
+
 }  // namespace
 
 RingLink::RingLink(std::uint16_t port_id, rte_ring* from_port, rte_ring* to_peer,
@@ -107,7 +124,8 @@ unsigned RingLink::poll() {
     for (unsigned i = 0; i < n; ++i) {
       // Into the link when the port took it (never before what the link already took in).
       offered_until_ns_ = std::clamp(handed_ns(burst[i]), offered_until_ns_, now);
-      if (!link_.offer(offered_until_ns_, burst[i])) rte_pktmbuf_free(burst[i]);
+      if (!link_.offer(offered_until_ns_, burst[i], frame_priority(burst[i])))
+        rte_pktmbuf_free(burst[i]);
     }
   }
   const std::uint64_t before = delivered_;

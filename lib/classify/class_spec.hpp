@@ -118,6 +118,17 @@ struct ClassifierSpec {
   ClassId default_class = 0;       // the class of frames no rule matches
 
   bool enabled() const { return !classes.empty(); }
+  // Whether some class reserves a share (min_share_permille); then every class without one gives
+  // way on a short member.
+  bool reserving() const {
+    for (const ClassSpec& c : classes) {
+      if (c.reserved()) return true;
+    }
+    return false;
+  }
+  bool gives_way(std::size_t class_id) const {
+    return reserving() && !classes[class_id].reserved();
+  }
 };
 
 // Why `spec` cannot be compiled, or "" when it can: 1..kMaxClasses distinct non-empty names, a

@@ -130,11 +130,21 @@ struct AimdConfig {
   std::uint32_t smoothing_permille = 500;
 };
 
-// scheduler.pfc_watchdog (lib/health/pfc_storm.hpp): off unless the key is there.
+// scheduler.pfc_watchdog (lib/health/pfc_storm.hpp): off unless the key is there. Each PFC
+// priority the bond uses (its own, its classes') is watched alone; a storm on priority p concerns
+// the classes on p. `move`: their buckets move off the member (every class on it: the member is
+// down, health pfc_storm); `drop`: the member keeps their buckets and their packets to it are
+// dropped and counted (drop reason pfc_storm), as a switch's PFC watchdog drops a stormed queue.
+enum class StormAction : std::uint8_t { kMove, kDrop };
+
 struct PfcWatchdogConfig {
   bool enabled = false;
   health::PfcStormSettings settings;
+  StormAction action = StormAction::kMove;
 };
+
+inline constexpr ChoiceNames<StormAction, 2> kStormActions{
+    {{"move", StormAction::kMove}, {"drop", StormAction::kDrop}}};
 
 struct SchedulerConfig {
   std::string policy = "hash";         // hash, wrr, lqf, adaptive

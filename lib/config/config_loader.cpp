@@ -292,13 +292,15 @@ void read_scheduler(const YamlReader& in, const YAML::Node& node, const std::str
   }
   if (const YAML::Node watchdog = node["pfc_watchdog"]; watchdog.IsDefined()) {
     const std::string at = where + ".pfc_watchdog";
-    in.expect_map(watchdog, at, {"storm_detect_ms", "storm_restore_ms"});
+    in.expect_map(watchdog, at, {"storm_detect_ms", "storm_restore_ms", "action"});
     out.pfc_watchdog.enabled = true;
     health::PfcStormSettings& w = out.pfc_watchdog.settings;
     w.storm_detect_ms = static_cast<std::uint32_t>(in.get_uint(
         watchdog, "storm_detect_ms", at, health::kMinStormMs, health::kMaxStormDetectMs, 100));
     w.storm_restore_ms = static_cast<std::uint32_t>(in.get_uint(
         watchdog, "storm_restore_ms", at, health::kMinStormMs, health::kMaxStormRestoreMs, 200));
+    out.pfc_watchdog.action =
+        read_choice(in, watchdog, "action", at, kStormActions, StormAction::kMove);
   }
   if (const YAML::Node aimd = node["aimd"]; aimd.IsDefined()) {
     const std::string at = where + ".aimd";

@@ -22,6 +22,7 @@ enum class DropReason : std::size_t {
   kLldpPoliced,      // an LLDPDU over its member's rate limit (a flood of 0x88cc)
   kClassRateCap,     // over its traffic class's rate cap (classes.list[].rate_cap)
   kClassGaveWay,     // its class gave way to a reserved share on a short member
+  kPfcStorm,         // its class's PFC priority is in a storm on its member (action drop)
   kCount,
 };
 
@@ -30,7 +31,7 @@ inline constexpr std::size_t kDropReasonCount = static_cast<std::size_t>(DropRea
 inline constexpr std::array<std::string_view, kDropReasonCount> kDropReasonNames = {
     "tx_full",      "no_route",       "no_member",        "not_collecting", "slow_path_full",
     "flowlet_hold", "slow_policed",   "slow_unsupported", "stopped",        "bfd_policed",
-    "lldp_policed", "class_rate_cap", "class_gave_way",
+    "lldp_policed", "class_rate_cap", "class_gave_way",   "pfc_storm",
 };
 
 constexpr std::string_view to_string(DropReason reason) {

@@ -85,7 +85,11 @@ std::optional<PfcStormEvent> PfcStormDetector::sample(std::uint64_t now_ns,
     return std::nullopt;
   }
   if (!stuck_since_ns_) {
-    stuck_since_ns_ = interval_start_ns;
+    // From the interval's start, or, where the NIC counts time paused, from when the pauses in
+    // it began: a queue with nothing to send before the pause came is not stuck before it.
+    const std::uint64_t paused_ns = pause_us * 1000;
+    stuck_since_ns_ = durations && paused_ns < now_ns - interval_start_ns ? now_ns - paused_ns
+                                                                          : interval_start_ns;
     stuck_pause_frames_ = 0;
     stuck_pause_us_ = 0;
   }

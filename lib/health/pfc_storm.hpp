@@ -11,9 +11,12 @@
 // Detection. An interval between two samples is stuck when pauses arrived in it (the frame or the
 // duration counter rose), the queue sent nothing, and the queue was not known to be empty (depth
 // above 0, or unknown: then TX progress alone decides). A storm is declared once the intervals have
-// been stuck back to back for storm_detect_ms, counted from the start of the first: the queue sent
-// nothing for all of it. A pause that never ends is therefore declared between storm_detect_ms and
-// storm_detect_ms + one sample after it began (storm_detect_ms rounded up to whole samples). Pauses
+// been stuck back to back for storm_detect_ms, counted from the start of the first (or, where the
+// NIC counts time paused, from when its pauses began: the first interval may hold a quiet spell
+// before the pause): the queue sent nothing for all of it. A pause that never ends is therefore
+// declared between storm_detect_ms and storm_detect_ms + one sample after it began
+// (storm_detect_ms rounded up to whole samples); without a duration counter, on a queue that had
+// nothing to send just before the pause, up to one sample sooner. Pauses
 // that the queue drains through (ordinary PFC: paused, then sending again) never make a storm, nor
 // does a burst of pauses shorter than storm_detect_ms. This is the switch PFC watchdogs' test:
 // Juniper's watchdog declares a stall when a queue with a running pause timer has packets and

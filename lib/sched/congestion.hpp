@@ -37,6 +37,11 @@ struct CongestionCounters {
   std::uint8_t priority_duration_read = 0;
   std::array<std::uint64_t, kPfcPriorities> priority_pause_frames{};
   std::array<std::uint64_t, kPfcPriorities> priority_pause_duration_us{};
+  // Packets sent on priority p (mlx5e's tx_prio<N>_packets; bit p of priority_tx_read: read):
+  // what the PFC storm watchdog judges a priority's progress by, where the NIC counts it (a
+  // priority stopped by a storm sends nothing while the others' traffic keeps tx_packets rising).
+  std::uint8_t priority_tx_read = 0;
+  std::array<std::uint64_t, kPfcPriorities> priority_tx_packets{};
 
   bool has(Field field) const { return (present & field) != 0; }
   void set_priority_pause_frames(std::size_t priority, std::uint64_t frames) {
@@ -46,6 +51,16 @@ struct CongestionCounters {
   void set_priority_pause_duration_us(std::size_t priority, std::uint64_t duration_us) {
     priority_pause_duration_us.at(priority) = duration_us;
     priority_duration_read = static_cast<std::uint8_t>(priority_duration_read | 1u << priority);
+  }
+  void set_priority_tx_packets(std::size_t priority, std::uint64_t packets) {
+    priority_tx_packets.at(priority) = packets;
+    priority_tx_read = static_cast<std::uint8_t>(priority_tx_read | 1u << priority);
+  }
+  // Packets sent on `priority`: its own count where read, else every priority's (tx_packets).
+  std::uint64_t tx_packets_on(std::size_t priority) const {
+    return priority < kPfcPriorities && ((priority_tx_read >> priority) & 1u) != 0
+               ? priority_tx_packets[priority]
+               : tx_packets;
   }
 };
 

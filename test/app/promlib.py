@@ -31,7 +31,9 @@ def write_braid_config(directory, socket_path, metrics_port, min_links=None):
     uplink["scheduler"] = {"policy": "adaptive",
                            "congestion": {"source": "sim",
                                           "sim_pause_permille": [0, 300] + [0] * (
-                                              len(uplink["members"]) - 2)}}
+                                              len(uplink["members"]) - 2)},
+                           # Its storm gauges and the classes' storm drops (no storm happens).
+                           "pfc_watchdog": {"action": "drop"}}
     if min_links is not None:
         uplink["min_links"] = min_links
     config["control"] = {"socket": str(socket_path)}

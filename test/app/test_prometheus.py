@@ -1,5 +1,6 @@
 """The Grafana dashboard against a real Prometheus: a braid on the demo topology (its uplink bond
-with an adaptive scheduler fed by the sim congestion source, so PFC, ECN and CNP counters exist)
+with an adaptive scheduler fed by the sim congestion source, so PFC, ECN and CNP counters exist,
+and a PFC watchdog with action drop, so its storm gauges and the classes' storm drops do)
 is scraped every second as two instances (gw-a, gw-b: the same braid under two target labels),
 and every query of doc/grafana/braid.json must return series for both instances, each series
 keeping its `instance` label, so two gateways never merge into one line. `promtool check

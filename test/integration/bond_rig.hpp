@@ -21,8 +21,10 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/clock.hpp"
@@ -122,6 +124,29 @@ class BondRig {
   engine::Engine& engine() { return *engine_; }
   bond::Bond& bond() { return engine_->bond(0); }
   RingPort& member(std::size_t m) { return *members_[m]; }
+  FlowSet& flows() { return flows_; }
+  // Of the packets injected (round robin over the flows from flow 0), those of flows
+  // [first, last): flow f got injected / flows, one more while f is below the remainder.
+  std::uint64_t injected_into(std::uint32_t first, std::uint32_t last) const {
+    const std::uint32_t flows = flows_.size();
+    std::uint64_t total = 0;
+    for (std::uint32_t f = first; f < last && f < flows; ++f)
+      total += injected_ / flows + (f < injected_ % flows ? 1 : 0);
+    return total;
+  }
+  // How many of class `class_id`'s buckets its table gives `member`.
+  std::ptrdiff_t buckets_on(std::size_t class_id, bond::MemberIndex member) {
+    const std::span<const bond::MemberIndex> buckets = bond().assignment(class_id);
+    return std::count(buckets.begin(), buckets.end(), member);
+  }
+  // The time of the bond's first event after `since_ns` whose text holds `text`; 0: none.
+  std::uint64_t first_event_after(std::uint64_t since_ns, std::string_view text) {
+    for (const bond::BondEvent& event : bond().events()) {
+      if (event.time_ns > since_ns && event.text.find(text) != std::string::npos)
+        return event.time_ns;
+    }
+    return 0;
+  }
   RingPort& host() { return host_; }
   FlowTracker& tracker() { return tracker_; }
   std::uint64_t received(std::size_t m) const { return received_[m]; }

@@ -40,15 +40,6 @@ struct Outcome {
   std::uint64_t link3_drops = 0;  // member 3's queue overflowed
 };
 
-// Round robin over the flows from flow 0: flow f got injected / kFlows packets, one more while f
-// is below the remainder.
-std::uint64_t injected_into(std::uint64_t injected, std::uint32_t first, std::uint32_t last) {
-  std::uint64_t total = 0;
-  for (std::uint32_t f = first; f < last; ++f)
-    total += injected / kFlows + (f < injected % kFlows ? 1 : 0);
-  return total;
-}
-
 Outcome run_half_paused(const std::string& class_list) {
   linkemu::LinkSettings link;
   link.rate_pps = 5'000;
@@ -67,8 +58,8 @@ Outcome run_half_paused(const std::string& class_list) {
   rig.settle();
   rig.engine().stop();
   rig.drain_links();
-  out.critical.injected = injected_into(rig.injected(), 0, kCriticalFlows);
-  out.bulk.injected = injected_into(rig.injected(), kCriticalFlows, kFlows);
+  out.critical.injected = rig.injected_into(0, kCriticalFlows);
+  out.bulk.injected = rig.injected_into(kCriticalFlows, kFlows);
   out.link3_drops = rig.link(3).stats().dropped_queue;
   const datapath::CounterTotals totals = rig.engine().totals();
   const bond::ClassMemberCounts gave_way = rig.bond().class_gave_way();
@@ -132,8 +123,8 @@ TEST(BondClasses, ARateCapHoldsItsClassToItsRate) {
   rig.settle();
   rig.engine().stop();
   const double bulk_bps = static_cast<double>(out.bulk.received - bulk_before) * 64 * 8 / seconds;
-  out.critical.injected = injected_into(rig.injected(), 0, kCriticalFlows);
-  out.bulk.injected = injected_into(rig.injected(), kCriticalFlows, kFlows);
+  out.critical.injected = rig.injected_into(0, kCriticalFlows);
+  out.bulk.injected = rig.injected_into(kCriticalFlows, kFlows);
   const datapath::CounterTotals totals = rig.engine().totals();
   const std::uint64_t capped = rig.bond().class_rate_capped()[1];
   std::printf("bulk passed %.2f Mbit/s under a 2 Mbit/s cap; capped %lu; critical lost %lu\n",

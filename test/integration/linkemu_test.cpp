@@ -30,21 +30,6 @@ linkemu::LinkSettings slow_link() {
   return link;
 }
 
-// How many of class `class_id`'s buckets its table gives `member`.
-std::ptrdiff_t buckets_on(BondRig& rig, std::size_t class_id, bond::MemberIndex member) {
-  const std::span<const bond::MemberIndex> buckets = rig.bond().assignment(class_id);
-  return std::count(buckets.begin(), buckets.end(), member);
-}
-
-// When the bond first logged an event containing `text` after `since_ns`; 0: never.
-std::uint64_t first_event_after(BondRig& rig, std::uint64_t since_ns, std::string_view text) {
-  for (const bond::BondEvent& event : rig.bond().events()) {
-    if (event.time_ns > since_ns && event.text.find(text) != std::string::npos)
-      return event.time_ns;
-  }
-  return 0;
-}
-
 TEST(EmulatedLinks, AdaptiveMovesLoadOffAPausedMemberInOrderAndAccountsForEveryPacket) {
   // 256 flows of equal rate over 1024 buckets: about one flow per bucket, a packet every 5 ms.
   BondRig rig(4,
@@ -100,13 +85,13 @@ TEST(EmulatedLinks, EachClassFollowsItsOwnPolicyOnItsOwnTable) {
   rig.engine().start();
   const std::vector<bond::MemberIndex> fixed_before(rig.bond().assignment(1).begin(),
                                                     rig.bond().assignment(1).end());
-  EXPECT_EQ(buckets_on(rig, 0, 3), 256) << "the adaptive class starts at an equal share";
+  EXPECT_EQ(rig.buckets_on(0, 3), 256) << "the adaptive class starts at an equal share";
   rig.run_at_rate(52'000, 2000 * kMs);
   rig.settle();
   rig.engine().stop();
   rig.drain_links();
 
-  EXPECT_LT(buckets_on(rig, 0, 3), 256)
+  EXPECT_LT(rig.buckets_on(0, 3), 256)
       << "adaptive moved none of its buckets off the paused member";
   const std::span<const bond::MemberIndex> fixed_after = rig.bond().assignment(1);
   EXPECT_TRUE(std::equal(fixed_after.begin(), fixed_after.end(), fixed_before.begin()))
@@ -151,7 +136,7 @@ TEST(EmulatedLinks, TheLatencyClassLeavesAStandingQueueThatTheHashClassKeepsFill
   rig.engine().start();
   const std::vector<bond::MemberIndex> bulk_before(rig.bond().assignment(1).begin(),
                                                    rig.bond().assignment(1).end());
-  EXPECT_EQ(buckets_on(rig, 0, 3), 256) << "the probe class starts at an equal share";
+  EXPECT_EQ(rig.buckets_on(0, 3), 256) << "the probe class starts at an equal share";
   rig.run_at_rate(40'000, 1000 * kMs);
   late_from = monotonic_ns();
   rig.run_at_rate(40'000, 1000 * kMs);
@@ -168,7 +153,7 @@ TEST(EmulatedLinks, TheLatencyClassLeavesAStandingQueueThatTheHashClassKeepsFill
   // direction, not speed, is what the assertions below judge).
   EXPECT_TRUE(loaded.members[3].delay_ns.has_value());
   // Only buckets that carry traffic move (about 16 of member 3's 256: 64 flows over 4 members).
-  EXPECT_LT(buckets_on(rig, 0, 3), 256) << "no probe bucket left the member with the long wait";
+  EXPECT_LT(rig.buckets_on(0, 3), 256) << "no probe bucket left the member with the long wait";
   EXPECT_GT(probe.held_moves, 0u) << "busy probe flowlets left without being held";
   const std::span<const bond::MemberIndex> bulk_after = rig.bond().assignment(1);
   EXPECT_TRUE(std::equal(bulk_after.begin(), bulk_after.end(), bulk_before.begin()))
@@ -258,7 +243,7 @@ TEST(EmulatedLinks, APfcStormTakesTheMemberOutUntilThePausesStop) {
   const bond::MemberStatus stormed = rig.bond().members()[3];
   EXPECT_FALSE(stormed.distributing) << "member 3 still distributes in a PFC storm";
   EXPECT_EQ(stormed.health_reason, "pfc_storm");
-  const std::uint64_t declared_ns = first_event_after(rig, storm_from, "down: pfc_storm");
+  const std::uint64_t declared_ns = rig.first_event_after(storm_from, "down: pfc_storm");
   ASSERT_NE(declared_ns, 0u) << "no pfc_storm event";
   // Detection takes storm_detect_ms plus at most a scheduler period or two (10 ms each), more
   // on a busy machine; never less than storm_detect_ms.
@@ -273,7 +258,7 @@ TEST(EmulatedLinks, APfcStormTakesTheMemberOutUntilThePausesStop) {
   rig.link(3).stop_pausing();
   rig.run_at_rate(20'000, 500 * kMs);
   EXPECT_TRUE(rig.bond().members()[3].distributing) << "member 3 not back after the storm";
-  const std::uint64_t restored_ns = first_event_after(rig, calm_from, "(was pfc_storm)");
+  const std::uint64_t restored_ns = rig.first_event_after(calm_from, "(was pfc_storm)");
   ASSERT_NE(restored_ns, 0u) << "no event for the member's return";
   EXPECT_GE(restored_ns - calm_from, 190 * kMs);
   std::printf("member back %.1f ms after the pauses stopped\n",

@@ -29,7 +29,7 @@ class FlowSet {
  public:
   static constexpr std::uint8_t kEct0 = 0x02;  // the ECN field of the IP header: ECT(0)
 
-  explicit FlowSet(std::uint32_t flows, std::uint16_t frame_size = 64) {
+  explicit FlowSet(std::uint32_t flows, std::uint16_t frame_size = 64) : frame_size_(frame_size) {
     for (std::uint32_t f = 0; f < flows; ++f) {
       trace::FlowSpec spec;
       spec.protocol = trace::kIpProtoUdp;
@@ -39,8 +39,18 @@ class FlowSet {
       spec.dst_port = 4420;
       spec.traffic_class = kEct0;  // ECN-capable, as RoCEv2 and DCTCP traffic is
       frames_.push_back(trace::build_frame(spec, frame_size));
+      specs_.push_back(spec);
     }
     next_sequence_.assign(flows, 0);
+  }
+
+  // Flows [first, last) carry DSCP `dscp` from now on (an emulated link sends DSCP 26 on PFC
+  // priority 3: ring_link.cpp).
+  void set_dscp(std::uint32_t first, std::uint32_t last, std::uint8_t dscp) {
+    for (std::uint32_t f = first; f < last && f < specs_.size(); ++f) {
+      specs_[f].traffic_class = static_cast<std::uint8_t>(dscp << 2 | kEct0);
+      frames_[f] = trace::build_frame(specs_[f], frame_size_);
+    }
   }
 
   std::uint32_t size() const { return static_cast<std::uint32_t>(frames_.size()); }
@@ -68,6 +78,8 @@ class FlowSet {
   }
 
  private:
+  std::uint16_t frame_size_;
+  std::vector<trace::FlowSpec> specs_;
   std::vector<std::vector<std::uint8_t>> frames_;
   std::vector<std::uint32_t> next_sequence_;
 };

@@ -121,13 +121,12 @@ Bond::Bond(const config::BondConfig& config, std::vector<drivers::EthdevPort*> m
     }
     shared_.member_depth = queue_depth_.data();
     const std::vector<classify::ClassSpec>& classes = config_.classes.classes;
-    const bool reserving = std::any_of(classes.begin(), classes.end(),
-                                       [](const classify::ClassSpec& c) { return c.reserved(); });
-    shared_.count_offered = reserving;
+    // The share arbiter splits a short member by them; the PFC watchdog asks whether a
+    // priority had anything to send.
+    shared_.count_offered = config_.classes.reserving() || config_.scheduler.pfc_watchdog.enabled;
     for (std::size_t c = 0; c < class_count_; ++c) {
-      const bool gives_way = reserving && !classes[c].reserved();
       if (classes[c].rate_cap) shared_.cap_burst_bytes[c] = classes[c].rate_cap->burst_kb * 1024;
-      if (gives_way || classes[c].rate_cap)
+      if (config_.classes.gives_way(c) || classes[c].rate_cap)
         shared_.policed_classes = static_cast<std::uint8_t>(shared_.policed_classes | 1u << c);
     }
   }
@@ -443,12 +442,23 @@ void Bond::rebuild(std::uint64_t now_ns, const std::string& cause) {
   table->bucket_shift = 32 - static_cast<std::uint32_t>(__builtin_ctz(per_class));
   table->class_shift = static_cast<std::uint32_t>(__builtin_ctz(per_class));
   table->spray_classes = spray_classes_;
+  if (config_.scheduler.pfc_watchdog.action == config::StormAction::kDrop) {
+    for (std::size_t m = 0; m < members_.size(); ++m) {
+      const std::uint8_t stormed = stormed_classes(m);
+      for (std::size_t c = 0; c < class_count_; ++c) {
+        if ((stormed >> c & 1u) == 0) continue;
+        table->storm_dropping[c] = static_cast<std::uint16_t>(table->storm_dropping[c] | 1u << m);
+        table->storm_drops = true;
+      }
+    }
+  }
   const BondTable* previous = publisher_.current();
   const bool same = previous != nullptr && previous->buckets == table->buckets &&
                     previous->collecting == table->collecting &&
                     previous->distributing == table->distributing &&
                     previous->class_members == table->class_members &&
-                    previous->spray_classes == table->spray_classes;
+                    previous->spray_classes == table->spray_classes &&
+                    previous->storm_dropping == table->storm_dropping;
   if (same) return;
   publisher_.publish(std::move(table));
   last_publish_ns_ = now_ns;
@@ -469,7 +479,7 @@ std::vector<std::uint32_t> Bond::class_weights(std::size_t c,
   std::vector<std::uint32_t> weights(members_.size(), 0);
   bool any = false;
   for (std::size_t m = 0; m < members_.size(); ++m) {
-    if ((class_masks_[c] >> m & 1) == 0) continue;
+    if ((class_masks_[c] >> m & 1) == 0 || storm_excludes(c, m)) continue;
     weights[m] = base[m] * class_weights_[c][m];
     any |= weights[m] != 0;
   }
@@ -477,8 +487,10 @@ std::vector<std::uint32_t> Bond::class_weights(std::size_t c,
                      std::any_of(base.begin(), base.end(), [](std::uint32_t w) { return w != 0; });
   if (spill) {
     // None of the class's own members can carry it: the others do, rather than drop it.
-    for (std::size_t m = 0; m < members_.size(); ++m)
-      weights[m] = base[m] * std::max<std::uint32_t>(class_weights_[c][m], 1);
+    for (std::size_t m = 0; m < members_.size(); ++m) {
+      if (!storm_excludes(c, m))
+        weights[m] = base[m] * std::max<std::uint32_t>(class_weights_[c][m], 1);
+    }
   }
   if (spill != spilling_[c]) {
     spilling_[c] = spill;
@@ -679,23 +691,29 @@ std::array<std::uint64_t, classify::kMaxClasses> sum_classes(
   return total;
 }
 
+// Sums one per-class, per-member counter array over the workers' ClassHits.
+template <typename Counters>
+ClassMemberCounts sum_class_members(const std::vector<std::unique_ptr<ClassHits>>& workers,
+                                    Counters ClassHits::*counters) {
+  ClassMemberCounts total{};
+  for (const auto& worker : workers) {
+    if (!worker) continue;
+    for (std::size_t c = 0; c < total.size(); ++c) {
+      for (std::size_t m = 0; m < kMaxMembers; ++m)
+        total[c][m] += ((*worker).*counters)[c][m].get();
+    }
+  }
+  return total;
+}
+
 }  // namespace
 
 std::array<std::uint64_t, classify::kMaxClasses> Bond::class_packets() const {
   return sum_classes(class_hits_, &ClassHits::packets);
 }
 
-std::array<std::array<std::uint64_t, kMaxMembers>, classify::kMaxClasses> Bond::class_ecn_marked()
-    const {
-  std::array<std::array<std::uint64_t, kMaxMembers>, classify::kMaxClasses> total{};
-  for (const auto& worker : class_hits_) {
-    if (!worker) continue;
-    for (std::size_t c = 0; c < total.size(); ++c) {
-      for (std::size_t m = 0; m < kMaxMembers; ++m)
-        total[c][m] += worker->ecn_marked[c][m].get();
-    }
-  }
-  return total;
+ClassMemberCounts Bond::class_ecn_marked() const {
+  return sum_class_members(class_hits_, &ClassHits::ecn_marked);
 }
 
 std::array<std::uint64_t, classify::kMaxClasses> Bond::class_ecn_not_ect() const {
@@ -707,36 +725,33 @@ std::array<std::uint64_t, classify::kMaxClasses> Bond::class_rate_capped() const
 }
 
 ClassMemberCounts Bond::class_gave_way() const {
-  ClassMemberCounts total{};
-  for (const auto& worker : class_hits_) {
-    if (!worker) continue;
-    for (std::size_t c = 0; c < total.size(); ++c) {
-      for (std::size_t m = 0; m < kMaxMembers; ++m)
-        total[c][m] += worker->gave_way[c][m].get();
-    }
-  }
-  return total;
+  return sum_class_members(class_hits_, &ClassHits::gave_way);
+}
+
+ClassMemberCounts Bond::class_offered() const {
+  return sum_class_members(class_hits_, &ClassHits::offered);
+}
+
+ClassMemberCounts Bond::class_storm_dropped() const {
+  return sum_class_members(class_hits_, &ClassHits::storm_dropped);
 }
 
 ClassMemberCounts Bond::class_share_limits() const {
   ClassMemberCounts total{};
-  for (auto& row : total)
-    row.fill(0);
+  bool any_worker = false;
   for (const auto& worker : class_hits_) {
     if (!worker) continue;
+    any_worker = true;
     for (std::size_t c = 0; c < total.size(); ++c) {
       for (std::size_t m = 0; m < kMaxMembers; ++m) {
         const std::uint32_t limit = worker->limits.share_pps[c][m].load(std::memory_order_relaxed);
-        if (limit == kNoShareLimit || total[c][m] == kNoShareLimit) {
-          total[c][m] = kNoShareLimit;
-        } else {
-          total[c][m] += limit;
-        }
+        // One worker without a limit: none for the bond.
+        total[c][m] = limit == kNoShareLimit || total[c][m] == kNoShareLimit ? kNoShareLimit
+                                                                             : total[c][m] + limit;
       }
     }
   }
-  if (std::none_of(class_hits_.begin(), class_hits_.end(),
-                   [](const auto& w) { return w != nullptr; })) {
+  if (!any_worker) {
     for (auto& row : total)
       row.fill(kNoShareLimit);
   }
@@ -781,7 +796,9 @@ bool Bond::update_health(std::size_t m, std::uint64_t now_ns,
   inputs.carrier = member.link_up;
   inputs.lacp_usable = !lacp_ || lacp_->distributing(m);
   inputs.bfd = member.bfd;
-  inputs.pfc_storm = member.pfc_storm;
+  // A storm on every class's priority under action move: the member itself is out.
+  inputs.pfc_storm = config_.scheduler.pfc_watchdog.action == config::StormAction::kMove &&
+                     stormed_classes(m) == all_classes();
   inputs.counters = std::move(counters);
   // Signals whose counters the member's source lacks (or regained): one line per update, in the
   // log only; state changes, flaps and verdicts go to the bond's events too (show bond).
@@ -876,10 +893,60 @@ void Bond::set_bfd_status(std::size_t m, health::BfdStatus status, std::uint64_t
   if (update_health(m, now_ns)) rebuild(now_ns, "BFD");
 }
 
-void Bond::set_pfc_storm(std::size_t m, bool storm, std::uint64_t now_ns) {
-  if (members_.at(m).pfc_storm == storm) return;
-  members_[m].pfc_storm = storm;
-  if (update_health(m, now_ns)) rebuild(now_ns, storm ? "PFC storm" : "PFC storm ended");
+void Bond::set_pfc_storm(std::size_t m, std::uint8_t priorities, std::uint64_t now_ns) {
+  Member& member = members_.at(m);
+  if (member.storm_priorities == priorities) return;
+  const bool more = (priorities & ~member.storm_priorities) != 0;
+  member.storm_priorities = priorities;
+  std::string stormed;
+  for (std::size_t p = 0; p < health::kPfcPriorities; ++p) {
+    if ((priorities >> p & 1u) != 0) stormed += (stormed.empty() ? "" : ",") + std::to_string(p);
+  }
+  std::string classes;
+  const std::uint8_t affected = stormed_classes(m);
+  for (std::size_t c = 0; c < config_.classes.classes.size(); ++c) {
+    if ((affected >> c & 1u) != 0)
+      classes += (classes.empty() ? "" : ", ") + config_.classes.classes[c].name;
+  }
+  const bool drop = config_.scheduler.pfc_watchdog.action == config::StormAction::kDrop;
+  log(now_ns,
+      "member " + member.port->name() +
+          ": PFC storm priorities: " + (stormed.empty() ? "none" : stormed) +
+          (classes.empty() ? "" : "; classes " + classes + (drop ? " dropped" : " moved off")));
+  update_health(m, now_ns);
+  // The classes' tables (move) or their drop masks (drop) change even where the member's health
+  // does not.
+  rebuild(now_ns, more ? "PFC storm" : "PFC storm ended");
+}
+
+std::uint8_t Bond::class_priority(std::size_t c) const {
+  const auto bond_priority =
+      static_cast<std::uint8_t>(config_.scheduler.congestion.priority % health::kPfcPriorities);
+  const std::vector<classify::ClassSpec>& classes = config_.classes.classes;
+  return c < classes.size() ? classes[c].priority.value_or(bond_priority) : bond_priority;
+}
+
+std::uint8_t Bond::pfc_priorities() const {
+  unsigned mask = 0;
+  for (std::size_t c = 0; c < class_count_; ++c)
+    mask |= 1u << class_priority(c);
+  return static_cast<std::uint8_t>(mask);
+}
+
+std::uint8_t Bond::stormed_classes(std::size_t m) const {
+  const std::uint8_t priorities = members_.at(m).storm_priorities;
+  unsigned mask = 0;
+  for (std::size_t c = 0; c < class_count_; ++c) {
+    if ((priorities >> class_priority(c) & 1u) != 0) mask |= 1u << c;
+  }
+  return static_cast<std::uint8_t>(mask);
+}
+
+bool Bond::storm_excludes(std::size_t c, std::size_t m) const {
+  if (config_.scheduler.pfc_watchdog.action != config::StormAction::kMove) return false;
+  const std::uint8_t stormed = stormed_classes(m);
+  // Every class stormed: the member is down (its health), which every table already follows.
+  return (stormed >> c & 1u) != 0 && stormed != all_classes();
 }
 
 health::HealthView Bond::health_view(std::size_t m, std::uint64_t now_ns) const {

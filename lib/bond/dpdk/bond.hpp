@@ -141,8 +141,20 @@ class Bond {
   // kNotConfigured until BFD runs on it. A kDown takes the member down (after down_delay).
   void set_bfd_status(std::size_t member, health::BfdStatus status, std::uint64_t now_ns);
   // The PFC storm watchdog's verdict on a member (scheduler.pfc_watchdog, run by the bond's
-  // scheduler): in a storm the member is down (pfc_storm) and its buckets move off in every class.
-  void set_pfc_storm(std::size_t member, bool storm, std::uint64_t now_ns);
+  // scheduler): the priorities in a storm there (bit p). The classes on them lose the member:
+  // action move, their buckets move off (a storm on every class's priority takes the member down,
+  // health pfc_storm); action drop, their packets to it are dropped as pfc_storm.
+  void set_pfc_storm(std::size_t member, std::uint8_t priorities, std::uint64_t now_ns);
+  // The PFC priority class c rides on: its own (classes.list[].priority) or the bond's
+  // (scheduler.congestion.priority).
+  std::uint8_t class_priority(std::size_t class_id) const;
+  // The PFC priorities the bond's classes ride on (bit p; a bond without classes: its own).
+  std::uint8_t pfc_priorities() const;
+  // The classes on a priority in a storm on member m (bit c), and those priorities (bit p).
+  std::uint8_t stormed_classes(std::size_t member) const;
+  std::uint8_t storm_priorities(std::size_t member) const {
+    return members_.at(member).storm_priorities;
+  }
   // Member weights (the scheduler's output) for class `class_id`'s table (a bond without
   // classes has class 0); applied to usable members at once. A member's health scales its
   // weight (degraded: degraded_weight_permille / 1000; down: 0) on top.
@@ -191,12 +203,16 @@ class Bond {
   std::array<std::uint64_t, classify::kMaxClasses> class_packets() const;
   // Packets braid marked CE (classes.list[].ecn), by class and member, summed over workers; and
   // by class those chosen but not ECT (left alone).
-  std::array<std::array<std::uint64_t, kMaxMembers>, classify::kMaxClasses> class_ecn_marked()
-      const;
+  ClassMemberCounts class_ecn_marked() const;
   std::array<std::uint64_t, classify::kMaxClasses> class_ecn_not_ect() const;
   // Dropped over each class's rate cap, and by class and member given way to a reserved share.
   std::array<std::uint64_t, classify::kMaxClasses> class_rate_capped() const;
   ClassMemberCounts class_gave_way() const;
+  // By class and member, what the workers handed each member (counted while some class reserves
+  // a share or the PFC watchdog runs).
+  ClassMemberCounts class_offered() const;
+  // By class and member, dropped for a PFC storm on the class's priority (action drop).
+  ClassMemberCounts class_storm_dropped() const;
   // What each class may send on each member now, packets a second over all workers
   // (kNoShareLimit: no limit; the bond's scheduler sets them on a short member).
   ClassMemberCounts class_share_limits() const;
@@ -250,7 +266,7 @@ class Bond {
     std::uint64_t rx_packets_seen = 0;       // the port's ipackets at the last neighbour check
     lacp::FallbackState fallback = lacp::FallbackState::kOff;  // as last logged
     health::BfdStatus bfd = health::BfdStatus::kNotConfigured;
-    bool pfc_storm = false;
+    std::uint8_t storm_priorities = 0;  // set_pfc_storm
     std::unique_ptr<health::MemberHealth> health;
     health::PeriodicExpectation lacpdus;                  // the lacpdu_missed signal (mode lacp)
     health::PeriodicExpectation bfd_packets;              // the bfd_missed signal (bonds[].bfd)
@@ -263,6 +279,9 @@ class Bond {
   // The weights class c's table is built with: its members' scheduler weights scaled by `base`
   // (usable members' health, 0 for the rest); while none of its members is usable, every
   // member's (the class spills over rather than lose its traffic).
+  std::uint8_t all_classes() const { return static_cast<std::uint8_t>((1u << class_count_) - 1); }
+  // Whether class c's buckets stay off member m for a PFC storm (action move, not every class).
+  bool storm_excludes(std::size_t class_id, std::size_t member) const;
   std::vector<std::uint32_t> class_weights(std::size_t class_id,
                                            const std::vector<std::uint32_t>& base,
                                            std::uint64_t now_ns);

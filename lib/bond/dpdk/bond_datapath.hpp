@@ -122,6 +122,7 @@ class BondEgress {
     flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, slots.data());
     if (class_hits_ != nullptr) {
       classify_slots(table, packets, n, slots.data());
+      if (table.storm_drops) n = drop_stormed(table, packets, n, slots.data(), counters);
       if (shared_->count_offered || shared_->policed_classes != 0)
         n = police(table, packets, n, slots.data(), counters);
       if (shared_->ecn_classes != 0) mark_ecn(table, packets, n, slots.data());
@@ -134,6 +135,8 @@ class BondEgress {
       for (std::uint16_t i = 0; i < n; ++i)
         slots[i] >>= shift;
     }
+    if (class_hits_ == nullptr && table.storm_drops)
+      n = drop_stormed(table, packets, n, slots.data(), counters);
     // Whether a flowlet policy reads the activity is asked once per burst, so the per-packet
     // loop has no branch on it; then one TSC read per burst.
     if (activity_ != nullptr && shared_->record_activity->load(std::memory_order_relaxed)) {
@@ -161,6 +164,30 @@ class BondEgress {
     for (std::size_t c = 0; c < hits.size(); ++c) {
       if (hits[c] != 0) class_hits_->packets[c].add(hits[c]);
     }
+  }
+
+  // PFC storm, action drop: the packets of a class whose priority storms on their member are
+  // dropped and counted (by class and member where the bond has classes), the rest close up.
+  std::uint16_t drop_stormed(const BondTable& table, rte_mbuf** packets, std::uint16_t n,
+                             std::uint32_t* slots, datapath::WorkerCounters& counters) {
+    std::array<rte_mbuf*, datapath::kMaxBurst> dropped;
+    std::uint16_t stormed = 0, kept = 0;
+    for (std::uint16_t i = 0; i < n; ++i) {
+      const std::uint32_t class_id = slots[i] >> table.class_shift;
+      const MemberIndex member = table.buckets[slots[i]];
+      if (member < shared_->member_count && (table.storm_dropping[class_id] >> member & 1u) != 0) {
+        if (class_hits_ != nullptr) class_hits_->storm_dropped[class_id][member].add(1);
+        dropped[stormed++] = packets[i];
+        continue;
+      }
+      packets[kept] = packets[i];
+      slots[kept++] = slots[i];
+    }
+    if (stormed != 0) {
+      counters.drops[static_cast<std::size_t>(datapath::DropReason::kPfcStorm)].add(stormed);
+      rte_pktmbuf_free_bulk(dropped.data(), stormed);
+    }
+    return kept;
   }
 
   // Rate caps and share limits: each packet of a policed class is metered against its class's

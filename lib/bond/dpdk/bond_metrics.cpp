@@ -134,6 +134,23 @@ void register_bond_metrics(control::MetricsRegistry& metrics, const std::vector<
     w.family("braid_member_buckets", "distribution-table buckets the member owns",
              MetricType::kGauge);
     member_samples(w, bonds, [](const MemberStatus& m) { return m.buckets; });
+    w.family("braid_member_pfc_storm",
+             "1 while the PFC watchdog holds the priority in a storm on the member "
+             "(scheduler.pfc_watchdog; every priority the bond's classes use)",
+             MetricType::kGauge);
+    for (Bond* bond : bonds) {
+      if (!bond->config().scheduler.pfc_watchdog.enabled) continue;
+      const std::uint8_t in_use = bond->pfc_priorities();
+      for (std::size_t m = 0; m < bond->member_count(); ++m) {
+        for (std::size_t p = 0; p < health::kPfcPriorities; ++p) {
+          if ((in_use >> p & 1u) == 0) continue;
+          w.sample({{"bond", bond->name()},
+                    {"member", bond->config().members[m]},
+                    {"priority", std::to_string(p)}},
+                   std::uint64_t{(bond->storm_priorities(m) >> p & 1u) != 0});
+        }
+      }
+    }
     member_traffic_samples(w, bonds);
     w.family("braid_member_slow_steered",
              "1 when the member's NIC steers Slow Protocols frames to a queue of their own",

@@ -28,6 +28,10 @@ struct BondTable {
   // Classes under the spray policy (bit c: class c): a worker walks their buckets one per packet
   // instead of indexing them by the flow hash.
   std::uint8_t spray_classes = 0;
+  // Per class, the members whose PFC storm on the class's priority drops its packets
+  // (scheduler.pfc_watchdog action drop; bit m), and whether any does (one test per burst).
+  std::array<std::uint16_t, classify::kMaxClasses> storm_dropping{};
+  bool storm_drops = false;
 
   std::uint32_t slot(std::uint32_t class_id, std::uint32_t hash) const {
     return class_id << class_shift | hash >> bucket_shift;

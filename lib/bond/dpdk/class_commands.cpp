@@ -1,6 +1,5 @@
 #include "bond/dpdk/class_commands.hpp"
 
-#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -36,12 +35,6 @@ std::string rate_cap_text(const std::optional<classify::RateCap>& cap) {
   return std::to_string(cap->mbps) + "mbps/" + std::to_string(cap->burst_kb) + "k";
 }
 
-// Whether any class of the bond reserves a share (then the others give way on a short member).
-bool reserving(const classify::ClassifierSpec& spec) {
-  return std::any_of(spec.classes.begin(), spec.classes.end(),
-                     [](const classify::ClassSpec& c) { return c.reserved(); });
-}
-
 void show_classes(const Bond& bond, Output& out) {
   Output& section = out.section(bond.name());
   const classify::Classifier* classifier = bond.classifier();
@@ -57,11 +50,12 @@ void show_classes(const Bond& bond, Output& out) {
   const auto rate_capped = bond.class_rate_capped();
   const auto gave_way = bond.class_gave_way();
   const auto limits = bond.class_share_limits();
-  const bool gives_way = reserving(spec);
+  const auto storm_dropped = bond.class_storm_dropped();
+  const config::PfcWatchdogConfig& watchdog = bond.config().scheduler.pfc_watchdog;
+  const bool storm_drop = watchdog.enabled && watchdog.action == config::StormAction::kDrop;
   control::Table& table =
       section.table("classes", {"class", "default", "rules", "members", "policy", "priority", "ecn",
                                 "min_share", "rate_cap", "packets", "ecn_not_ect", "rate_capped"});
-  const std::uint32_t bond_priority = bond.config().scheduler.congestion.priority;
   for (std::size_t c = 0; c < spec.classes.size(); ++c) {
     std::string rules;
     for (std::size_t r = 0; r < spec.rules.size(); ++r) {
@@ -74,10 +68,9 @@ void show_classes(const Bond& bond, Output& out) {
     const std::string& policy = spec.classes[c].policy;
     const bool ecn = spec.classes[c].ecn.has_value();
     // The PFC priority whose pauses the class's scheduler reads.
-    const std::uint32_t priority = spec.classes[c].priority.value_or(bond_priority);
     table.row({spec.classes[c].name, spec.default_class == c, rules.empty() ? "-" : rules,
                members.empty() ? "all" : members, policy.empty() ? "bond" : policy,
-               std::uint64_t{priority}, ecn_text(spec.classes[c].ecn),
+               std::uint64_t{bond.class_priority(c)}, ecn_text(spec.classes[c].ecn),
                min_share_text(spec.classes[c].min_share_permille),
                rate_cap_text(spec.classes[c].rate_cap), packets[c],
                ecn ? Value(not_ect[c]) : Value::missing(),
@@ -85,20 +78,25 @@ void show_classes(const Bond& bond, Output& out) {
   }
   // Where each class's table sends its frames now: its buckets per member; for a class that gives
   // way, what it may send there now (limit_pps: "-" while the member is not short) and what it
-  // dropped giving way.
-  control::Table& shares = section.table(
-      "shares", {"class", "member", "buckets", "share", "ecn_marked", "limit_pps", "gave_way"});
+  // dropped giving way; with the PFC watchdog on, whether the class's priority storms there
+  // (storm: yes/no) and, under action drop, what that dropped.
+  control::Table& shares =
+      section.table("shares", {"class", "member", "buckets", "share", "ecn_marked", "limit_pps",
+                               "gave_way", "storm", "storm_dropped"});
   for (std::size_t c = 0; c < spec.classes.size(); ++c) {
     const std::span<const MemberIndex> buckets = bond.assignment(c);
     const std::vector<std::uint32_t> counts = bucket_counts(buckets, names.size());
     for (std::size_t m = 0; m < names.size(); ++m) {
-      if (counts[m] == 0 && !bond.class_distributes(c, m)) continue;
-      const bool yields = gives_way && !spec.classes[c].reserved();
+      const bool stormed = (bond.stormed_classes(m) >> c & 1u) != 0;
+      if (counts[m] == 0 && !bond.class_distributes(c, m) && !stormed) continue;
+      const bool yields = spec.gives_way(c);
       const std::uint64_t limit = limits[c][m];
       shares.row({spec.classes[c].name, names[m], counts[m], share_text(counts[m], buckets.size()),
                   spec.classes[c].ecn ? Value(marked[c][m]) : Value::missing(),
                   yields && limit != kNoShareLimit ? Value(limit) : Value::missing(),
-                  yields ? Value(gave_way[c][m]) : Value::missing()});
+                  yields ? Value(gave_way[c][m]) : Value::missing(),
+                  watchdog.enabled ? Value(stormed) : Value::missing(),
+                  storm_drop ? Value(storm_dropped[c][m]) : Value::missing()});
     }
   }
 }
@@ -161,16 +159,36 @@ void class_metrics(control::MetricWriter& w, const std::vector<Bond*>& bonds) {
            MetricType::kCounter);
   for (Bond* bond : bonds) {
     const classify::Classifier* classifier = bond->classifier();
-    if (classifier == nullptr || !reserving(classifier->spec())) continue;
+    if (classifier == nullptr || !classifier->spec().reserving()) continue;
     const auto gave_way = bond->class_gave_way();
     const std::vector<std::string>& names = bond->config().members;
     for (std::size_t c = 0; c < classifier->spec().classes.size(); ++c) {
-      if (classifier->spec().classes[c].reserved()) continue;
+      if (!classifier->spec().gives_way(c)) continue;
       for (std::size_t m = 0; m < names.size(); ++m) {
         w.sample({{"bond", bond->name()},
                   {"class", classifier->spec().classes[c].name},
                   {"member", names[m]}},
                  gave_way[c][m]);
+      }
+    }
+  }
+  w.family("braid_class_storm_dropped_total",
+           "packets of the traffic class dropped on the member while the class's PFC priority "
+           "storms there (scheduler.pfc_watchdog action drop)",
+           MetricType::kCounter);
+  for (Bond* bond : bonds) {
+    const classify::Classifier* classifier = bond->classifier();
+    const config::PfcWatchdogConfig& watchdog = bond->config().scheduler.pfc_watchdog;
+    if (classifier == nullptr || !watchdog.enabled || watchdog.action != config::StormAction::kDrop)
+      continue;
+    const auto dropped = bond->class_storm_dropped();
+    const std::vector<std::string>& names = bond->config().members;
+    for (std::size_t c = 0; c < classifier->spec().classes.size(); ++c) {
+      for (std::size_t m = 0; m < names.size(); ++m) {
+        w.sample({{"bond", bond->name()},
+                  {"class", classifier->spec().classes[c].name},
+                  {"member", names[m]}},
+                 dropped[c][m]);
       }
     }
   }
@@ -200,7 +218,7 @@ void register_class_commands(control::ControlPlane& control, const std::vector<B
       "show classes [<bond>]",
       "per traffic class: default, rules (by index), members, policy, PFC priority, ECN "
       "profile, reserved share, rate cap, packets, drops; each class's buckets, CE marks, share "
-      "limit and give-way drops per member",
+      "limit, give-way drops and PFC storm per member",
       [bonds](const Args& args, Output& out) {
         for (Bond* bond : chosen_bonds(bonds, args))
           show_classes(*bond, out);

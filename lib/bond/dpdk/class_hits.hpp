@@ -45,12 +45,15 @@ struct alignas(64) ClassHits {
   // Chosen for a mark but Not-ECT (or not IP): left alone, as RFC 3168 requires.
   std::array<datapath::Counter, classify::kMaxClasses> ecn_not_ect;
   // Offered to each member (after the rate cap, before a share limit): what the share arbiter
-  // splits a short member by. Counted only while some class reserves a share.
+  // splits a short member by, and the PFC watchdog's sign that a priority has traffic waiting.
+  // Counted only while some class reserves a share or the watchdog runs.
   std::array<std::array<datapath::Counter, kMaxMembers>, classify::kMaxClasses> offered;
   // Dropped to leave a short member to the reserved classes (drop reason class_gave_way).
   std::array<std::array<datapath::Counter, kMaxMembers>, classify::kMaxClasses> gave_way;
   // Dropped over the class's rate cap (class_rate_cap).
   std::array<datapath::Counter, classify::kMaxClasses> rate_capped;
+  // Dropped for a PFC storm on the class's priority on the member (pfc_storm, action drop).
+  std::array<std::array<datapath::Counter, kMaxMembers>, classify::kMaxClasses> storm_dropped;
 
   ClassLimits limits;  // written by the control thread
 };

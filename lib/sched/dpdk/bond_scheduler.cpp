@@ -51,17 +51,15 @@ BondScheduler::BondScheduler(bond::Bond& bond, Settings settings,
     Settings own = settings;
     const bool named = c < classes.classes.size() && !classes.classes[c].policy.empty();
     if (named) own.policy = parse_policy(classes.classes[c].policy).value_or(settings.policy);
-    const std::uint8_t priority = c < classes.classes.size()
-                                      ? classes.classes[c].priority.value_or(bond_priority_)
-                                      : bond_priority_;
     lanes_.emplace_back(std::move(own), bond.member_count(), bond.config().buckets, named,
-                        priority);
+                        bond.class_priority(c));
   }
   if (ClassPolicing::wanted(bond)) policing_ = std::make_unique<ClassPolicing>(bond);
   const config::SchedulerConfig& scheduler = bond.config().scheduler;
   if (scheduler.pfc_watchdog.enabled) {
     watchdogs_.assign(bond.member_count(),
                       health::PfcStormWatchdog(scheduler.pfc_watchdog.settings));
+    handed_.assign(bond.member_count(), {});
   }
 }
 
@@ -178,34 +176,75 @@ void BondScheduler::gather_inputs(std::uint64_t now_ns) {
 
 void BondScheduler::watch_storms(std::uint64_t now_ns) {
   using Field = CongestionCounters::Field;
+  const std::uint8_t in_use = bond_.pfc_priorities();
+  // With classes, each priority is judged by its own traffic: what its classes handed the member
+  // (the workers count it per class and member) and what the NIC sent on it. Without, the bond's
+  // one priority by the port's packets sent and queue depth, whatever priority its frames carry.
+  const bool by_priority = bond_.classifier() != nullptr;
+  const bond::ClassMemberCounts offered =
+      by_priority ? bond_.class_offered() : bond::ClassMemberCounts{};
   for (std::size_t m = 0; m < watchdogs_.size(); ++m) {
-    const CongestionCounters& c = inputs_[m].counters;
-    // Without pause counters there is no storm to see; without packets sent, ordinary pauses
-    // would look like a queue that never drains.
-    if (!c.has(Field::kTxPackets) ||
-        !(c.has(Field::kPauseFrames) || c.has(Field::kPauseDurationUs)))
-      continue;
-    health::PfcQueueSample sample;
-    sample.pause_frames = c.pause_frames;
-    if (c.has(Field::kPauseDurationUs)) sample.pause_duration_us = c.pause_duration_us;
-    sample.tx_packets = c.tx_packets;
-    sample.depth_descriptors = inputs_[m].queue_depth;
-    const std::optional<health::PfcStormEvent> event =
-        watchdogs_[m].sample(now_ns, bond_priority_, sample);
-    if (!event) continue;
-    const bool began = event->kind == health::PfcStormEventKind::storm_began;
-    const std::string& member = bond_.config().members[m];
-    if (began) {
-      BRAID_LOG_TO(kBond, WARNING,
-                   "bond %s: member %s: PFC storm: %s; its traffic moves to the other members "
-                   "until the pauses stop for %u ms (scheduler.pfc_watchdog)\n",
-                   bond_.name().c_str(), member.c_str(), event->evidence.c_str(),
-                   bond_.config().scheduler.pfc_watchdog.settings.storm_restore_ms);
-    } else {
-      BRAID_LOG_TO(kBond, WARNING, "bond %s: member %s: PFC storm ended: %s\n",
-                   bond_.name().c_str(), member.c_str(), event->evidence.c_str());
+    // Without packets sent, ordinary pauses would look like a queue that never drains.
+    if (!inputs_[m].counters.has(Field::kTxPackets)) continue;
+    for (std::uint8_t p = 0; p < kPfcPriorities; ++p) {
+      if ((in_use >> p & 1u) == 0) continue;
+      // The priority's own pauses; its own packets sent where the NIC counts them, else the
+      // port's (then a storm shows only once the whole queue stops).
+      const CongestionCounters c = on_priority(inputs_[m].counters, p, bond_priority_);
+      if (!(c.has(Field::kPauseFrames) || c.has(Field::kPauseDurationUs))) continue;
+      health::PfcQueueSample sample;
+      sample.pause_frames = c.has(Field::kPauseFrames) ? c.pause_frames : 0;
+      if (c.has(Field::kPauseDurationUs)) sample.pause_duration_us = c.pause_duration_us;
+      sample.tx_packets = by_priority ? c.tx_packets_on(p) : c.tx_packets;
+      sample.depth_descriptors = inputs_[m].queue_depth;
+      if (by_priority && !has_waiting(m, p, offered)) sample.depth_descriptors = 0;
+      if (const std::optional<health::PfcStormEvent> event =
+              watchdogs_[m].sample(now_ns, p, sample))
+        log_storm(m, *event);
     }
-    bond_.set_pfc_storm(m, began, now_ns);
+    bond_.set_pfc_storm(m, watchdogs_[m].storming_mask(), now_ns);
+  }
+}
+
+// Whether priority p may have packets waiting on member m: its classes handed the member some
+// this period, or the watchdog already counts p as stuck there (a queue that holds what came
+// earlier). A priority with nothing to send is never stuck, however long the pauses on it last
+// while the other priorities fill the queue.
+bool BondScheduler::has_waiting(std::size_t m, std::uint8_t p,
+                                const bond::ClassMemberCounts& offered) {
+  std::uint64_t handed = 0;
+  for (std::size_t c = 0; c < lanes_.size(); ++c) {
+    if (lanes_[c].priority == p) handed += offered[c][m];
+  }
+  std::uint64_t& last = handed_[m][p];
+  const bool more = handed != last;
+  last = handed;
+  return more || watchdogs_[m].detector(p).stuck_since_ns().has_value();
+}
+
+void BondScheduler::log_storm(std::size_t m, const health::PfcStormEvent& event) const {
+  std::string classes;
+  for (std::size_t c = 0; c < lanes_.size(); ++c) {
+    if (lanes_[c].priority != event.priority) continue;
+    const std::vector<classify::ClassSpec>& spec = bond_.config().classes.classes;
+    classes +=
+        (classes.empty() ? "" : ", ") + (c < spec.size() ? spec[c].name : std::string("all"));
+  }
+  const config::PfcWatchdogConfig& watchdog = bond_.config().scheduler.pfc_watchdog;
+  const std::string& member = bond_.config().members[m];
+  if (event.kind == health::PfcStormEventKind::storm_began) {
+    const char* action = watchdog.action == config::StormAction::kDrop
+                             ? "their packets to it are dropped (pfc_storm)"
+                             : "their traffic moves to the other members";
+    BRAID_LOG_TO(kBond, WARNING,
+                 "bond %s: member %s: PFC storm: %s; classes on priority %u (%s): %s until the "
+                 "pauses stop for %u ms (scheduler.pfc_watchdog)\n",
+                 bond_.name().c_str(), member.c_str(), event.evidence.c_str(),
+                 unsigned{event.priority}, classes.c_str(), action,
+                 watchdog.settings.storm_restore_ms);
+  } else {
+    BRAID_LOG_TO(kBond, WARNING, "bond %s: member %s: PFC storm ended: %s\n", bond_.name().c_str(),
+                 member.c_str(), event.evidence.c_str());
   }
 }
 

@@ -7,6 +7,7 @@
 // logged with its cause and kept in the scheduler's bounded history for the console.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -107,9 +108,13 @@ class BondScheduler {
   void release(std::size_t class_id, std::uint64_t now_ns);
   void log_weight_changes(std::size_t class_id);
   void note_counters_read(std::uint64_t reading_ns);
-  // scheduler.pfc_watchdog: each member's pause and TX counters of this period to its watchdog;
-  // a storm takes the member out of the bond (Bond::set_pfc_storm) until the pauses stop.
+  // scheduler.pfc_watchdog: per member and PFC priority in use, that priority's pauses and
+  // packets sent this period to its watchdog; a storm takes the member from the classes on the
+  // priority (Bond::set_pfc_storm) until the pauses stop.
   void watch_storms(std::uint64_t now_ns);
+  void log_storm(std::size_t member, const health::PfcStormEvent& event) const;
+  bool has_waiting(std::size_t member, std::uint8_t priority,
+                   const bond::ClassMemberCounts& offered);
   std::uint64_t next_wakeup_ns() const;
 
   bond::Bond& bond_;
@@ -119,6 +124,8 @@ class BondScheduler {
   DeadlineLag* lag_ = nullptr;
   std::vector<MemberInput> inputs_;
   std::vector<health::PfcStormWatchdog> watchdogs_;  // by member; empty: no watchdog
+  // By member and priority, what the priority's classes had handed the member at the last period.
+  std::vector<std::array<std::uint64_t, kPfcPriorities>> handed_;
   std::unique_ptr<ClassPolicing> policing_;
   std::uint8_t bond_priority_ = 3;  // scheduler.congestion.priority: the counters' pause fields
   PolicyKind policy_ = PolicyKind::kHash;

@@ -26,14 +26,13 @@ std::uint64_t part_of(std::uint64_t limit, std::size_t w,
   return static_cast<std::uint64_t>(static_cast<double>(limit) * weight / weights);
 }
 
-// The count of class c on member m of each worker in `live` (the workers with a block).
-std::vector<std::uint64_t> column(const std::vector<bond::ClassMemberCounts>& by_worker,
-                                  const std::vector<std::size_t>& live, std::size_t c,
-                                  std::size_t m) {
+// What `count(w)` gives for each worker w in `live` (the workers with a block), in that order.
+template <typename Count>
+std::vector<std::uint64_t> column(const std::vector<std::size_t>& live, Count count) {
   std::vector<std::uint64_t> counts;
   counts.reserve(live.size());
   for (const std::size_t w : live)
-    counts.push_back(by_worker[w][c][m]);
+    counts.push_back(count(w));
   return counts;
 }
 
@@ -57,23 +56,23 @@ ClassPolicing::ClassPolicing(const bond::Bond& bond) : bond_(bond) {
       mask |= 1u << m;
     uses.push_back(mask);
   }
-  if (std::any_of(shares.begin(), shares.end(), [](std::uint32_t s) { return s != 0; }))
+  if (bond.config().classes.reserving())
     arbiter_.emplace(std::move(shares), std::move(uses), bond.member_count());
 }
 
 void ClassPolicing::period(std::uint64_t now_ns, std::span<const MemberInput> members) {
   const auto& workers = bond_.class_hits();
   offered_before_.resize(workers.size(), Counts{});
-  packets_before_.resize(workers.size(), Counts{});
+  packets_before_.resize(workers.size(), PerClass{});
   std::vector<Counts> offered(workers.size(), Counts{});  // this period's, by worker
-  std::vector<Counts> packets(workers.size(), Counts{});
+  std::vector<PerClass> packets(workers.size(), PerClass{});
   std::vector<std::uint64_t> offered_total(bond_.class_count() * bond_.member_count(), 0);
   for (std::size_t w = 0; w < workers.size(); ++w) {
     if (!workers[w]) continue;
     for (std::size_t c = 0; c < bond_.class_count(); ++c) {
       const std::uint64_t hits = workers[w]->packets[c].get();
-      packets[w][c][0] = hits - packets_before_[w][c][0];
-      packets_before_[w][c][0] = hits;
+      packets[w][c] = hits - packets_before_[w][c];
+      packets_before_[w][c] = hits;
       for (std::size_t m = 0; m < bond_.member_count(); ++m) {
         const std::uint64_t now = workers[w]->offered[c][m].get();
         offered[w][c][m] = now - offered_before_[w][c][m];
@@ -97,7 +96,7 @@ void ClassPolicing::period(std::uint64_t now_ns, std::span<const MemberInput> me
 }
 
 void ClassPolicing::publish(const std::vector<Counts>& offered,
-                            const std::vector<Counts>& packets) {
+                            const std::vector<PerClass>& packets) {
   const auto& workers = bond_.class_hits();
   const std::vector<classify::ClassSpec>& classes = bond_.config().classes.classes;
   std::vector<std::size_t> live;
@@ -109,15 +108,17 @@ void ClassPolicing::publish(const std::vector<Counts>& offered,
     for (std::size_t c = 0; c < bond_.class_count(); ++c) {
       std::uint64_t cap = 0;
       if (classes[c].rate_cap) {
-        cap = std::max<std::uint64_t>(1, part_of(classes[c].rate_cap->mbps * kBytesPerSecondPerMbps,
-                                                 i, column(packets, live, c, 0)));
+        cap = std::max<std::uint64_t>(
+            1, part_of(classes[c].rate_cap->mbps * kBytesPerSecondPerMbps, i,
+                       column(live, [&](std::size_t w) { return packets[w][c]; })));
       }
       limits.cap_bytes_per_s[c].store(cap, std::memory_order_relaxed);
       for (std::size_t m = 0; m < bond_.member_count(); ++m) {
         const std::uint32_t limit = arbiter_ ? arbiter_->limit_pps(c, m) : kUnlimitedPps;
         std::uint32_t mine = bond::kNoShareLimit;
         if (limit != kUnlimitedPps)
-          mine = static_cast<std::uint32_t>(part_of(limit, i, column(offered, live, c, m)));
+          mine = static_cast<std::uint32_t>(
+              part_of(limit, i, column(live, [&](std::size_t w) { return offered[w][c][m]; })));
         limits.share_pps[c][m].store(mine, std::memory_order_relaxed);
       }
     }

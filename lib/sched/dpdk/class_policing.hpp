@@ -33,13 +33,14 @@ class ClassPolicing {
 
  private:
   using Counts = bond::ClassMemberCounts;
+  using PerClass = std::array<std::uint64_t, classify::kMaxClasses>;
 
-  void publish(const std::vector<Counts>& offered, const std::vector<Counts>& packets);
+  void publish(const std::vector<Counts>& offered, const std::vector<PerClass>& packets);
 
   const bond::Bond& bond_;
   std::optional<ShareArbiter> arbiter_;
-  std::vector<Counts> offered_before_;  // by worker: ClassHits::offered as last read
-  std::vector<Counts> packets_before_;  // by worker: ClassHits::packets (in column 0)
+  std::vector<Counts> offered_before_;    // by worker: ClassHits::offered as last read
+  std::vector<PerClass> packets_before_;  // by worker: ClassHits::packets as last read
   std::uint64_t last_ns_ = 0;
 };
 

@@ -419,6 +419,13 @@ cross_connect: [[host, uplink]]
   EXPECT_TRUE(s.pfc_watchdog.enabled);
   EXPECT_EQ(s.pfc_watchdog.settings.storm_detect_ms, 50u);
   EXPECT_EQ(s.pfc_watchdog.settings.storm_restore_ms, 200u);
+  EXPECT_EQ(s.pfc_watchdog.action, StormAction::kMove);
+  EXPECT_EQ(parse_config(ports + "bonds:\n  - {name: uplink, members: [m0, m1], scheduler: "
+                                 "{pfc_watchdog: {action: drop}}}\n",
+                         "drop.yaml")
+                .bonds[0]
+                .scheduler.pfc_watchdog.action,
+            StormAction::kDrop);
 }
 
 TEST(Config, BondSchedulerErrorsNameTheKey) {
@@ -434,8 +441,10 @@ TEST(Config, BondSchedulerErrorsNameTheKey) {
             std::string::npos);
   EXPECT_NE(error_of(head + "{pfc_watchdog: {storm_detect_ms: 5}}").find("storm_detect_ms"),
             std::string::npos);
-  EXPECT_NE(error_of(head + "{pfc_watchdog: {action: drop}}").find("unknown key \"action\""),
-            std::string::npos);
+  EXPECT_NE(error_of(head + "{pfc_watchdog: {action: alert}}")
+                .find("pfc_watchdog.action: unknown action \"alert\" (known: move, drop)"),
+            std::string::npos)
+      << error_of(head + "{pfc_watchdog: {action: alert}}");
   EXPECT_NE(error_of(head + "{aimd: {floor_permille: 900, ceiling_permille: 500}}")
                 .find("must not exceed"),
             std::string::npos);

@@ -228,6 +228,11 @@ TEST(Mlx5Source, EveryPriorityInUseReadsItsOwnPauseCounters) {
   EXPECT_EQ(c.priority_pause_frames[4], 917u);
   EXPECT_EQ(c.priority_pause_duration_us[4], 45850u);
   EXPECT_EQ(c.priority_pause_frames[0], 0u);
+  // Packets sent per priority (the storm watchdog's progress): listed for every priority.
+  EXPECT_EQ(c.priority_tx_read, pfc_mask({0, 3, 4}));
+  EXPECT_EQ(c.tx_packets_on(3), 1208170233u);
+  EXPECT_EQ(c.tx_packets_on(0), 30u);
+  EXPECT_EQ(c.tx_packets_on(5), c.tx_packets);  // not read: the port's
   // Priority 0's two counters are missing: one line each, once.
   ASSERT_EQ(mlx5.log.lines.size(), 2u) << joined(mlx5.log.lines);
   EXPECT_NE(mlx5.log.lines[0].find("rx_prio0_pause in the ethtool stats of ens1f0np0 (mlx5e lists "

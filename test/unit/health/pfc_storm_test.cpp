@@ -267,6 +267,28 @@ TEST(PfcStorm, ThePauseDurationCounterAloneShowsAPause) {
             "(512 descriptors waiting)");
 }
 
+// A queue with nothing to send for the first 6 ms of an interval, then paused without end: with
+// the pause duration counted, the stuck time starts when the pause did (4 ms before the sample),
+// so the storm is declared storm_detect_ms after the pause began, not after the interval began.
+// Without the duration it starts with the interval (the frames say only that pauses came in it).
+TEST(PfcStorm, ThePauseDurationTellsWhenInTheFirstIntervalThePauseBegan) {
+  for (const bool durations : {true, false}) {
+    PfcStormDetector detector({}, kRoce);
+    EXPECT_FALSE(detector.sample(
+        0, {0, durations ? std::optional<std::uint64_t>(0) : std::nullopt, 100, 64}));
+    std::optional<PfcStormEvent> event;
+    std::uint64_t t_ms = 10;
+    for (; t_ms <= 200 && !event; t_ms += 10) {
+      const std::uint64_t paused_us = (t_ms - 6) * 1000;  // the pause began at 6 ms
+      event = detector.sample(t_ms * kMs,
+                              {t_ms, durations ? std::optional(paused_us) : std::nullopt, 100, 64});
+    }
+    ASSERT_TRUE(event);
+    EXPECT_EQ(event->at_ns, (durations ? 110 : 100) * kMs) << "durations " << durations;
+    EXPECT_EQ(event->duration_ns, (durations ? 104 : 100) * kMs);
+  }
+}
+
 TEST(PfcStorm, OneLongSampleGapStuckAllThroughIsAStorm) {
   PfcStormDetector detector({}, kRoce);
   EXPECT_FALSE(detector.sample(1000 * kMs, {0, std::nullopt, 100, 64}));

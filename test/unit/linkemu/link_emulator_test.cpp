@@ -129,6 +129,49 @@ TEST(LinkEmulator, APfcPauseCountsOnItsPriorityAndALinkLevelOneOnAll) {
   EXPECT_EQ(zero.counters().priority_pause_ns[3], 0u);
 }
 
+// One queue (a member's TX queue in braid): a PFC pause on priority 3 holds the priority-0
+// packets behind it too. A queue per priority (a NIC with a queue per traffic class): priority 0
+// keeps sending at the link's rate while priority 3 waits out the pause. Either way each
+// priority's packets sent are counted (tx_prio<N>_packets).
+TEST(LinkEmulator, APfcPauseHoldsOnlyItsPriorityWhenEachHasItsOwnQueue) {
+  for (const bool per_priority : {false, true}) {
+    LinkSettings settings = one_mpps();
+    settings.queue_per_priority = per_priority;
+    LinkEmulator<int> link(settings);
+    link.pause_for(0, 100 * kUs, pfc_priority(3));
+    for (int i = 0; i < 10; ++i) {
+      ASSERT_TRUE(link.offer(0, i, 3));
+      ASSERT_TRUE(link.offer(0, 100 + i, 0));
+    }
+    const Polled early = poll(link, 50 * kUs);
+    const sched::CongestionCounters paused = link.congestion();
+    EXPECT_EQ(paused.tx_packets_on(3), 0u);
+    EXPECT_EQ(paused.tx_packets_on(0), per_priority ? 10u : 0u) << "per priority " << per_priority;
+    EXPECT_EQ(early.arrived.size(), per_priority ? 10u : 0u);
+    for (const Delivery<int>& delivery : early.arrived)
+      EXPECT_GE(delivery.tag, 100);
+    const Polled late = poll(link, 300 * kUs);
+    const sched::CongestionCounters after = link.congestion();
+    EXPECT_EQ(after.tx_packets_on(3), 10u);
+    EXPECT_EQ(after.tx_packets_on(0), 10u);
+    EXPECT_EQ(after.tx_packets, 20u);
+    EXPECT_EQ(early.arrived.size() + late.arrived.size(), 20u);
+    EXPECT_EQ(link.queue_depth(), 0u);
+  }
+  // Each priority's queue has its own room.
+  LinkSettings small = one_mpps(4);
+  small.queue_per_priority = true;
+  LinkEmulator<int> link(small);
+  for (int i = 0; i < 4; ++i)
+    ASSERT_TRUE(link.offer(0, i, 3));
+  EXPECT_FALSE(link.offer(0, 9, 3));
+  EXPECT_TRUE(link.offer(0, 10, 0));
+  EXPECT_EQ(link.queue_depth(), 5u);
+  std::vector<int> held;
+  link.take_all(held);
+  EXPECT_EQ(held.size(), 5u);
+}
+
 TEST(LinkEmulator, AnIdleLinkPausedForHoursStillCountsEveryWindowOnce) {
   LinkEmulator<int> link(one_mpps());
   link.pause_periodically(0, 1 * kMs, 500 * kUs);
