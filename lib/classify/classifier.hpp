@@ -71,6 +71,15 @@ class Classifier {
   ClassId classify(const flow::FlowKey& key) const;
   // For a frame without a key: the fast path, or the flow parser for the other shapes.
   ClassId classify(ByteSpan frame) const;
+  // For a frame the l34 hash path took, with the fields it read (flow/l34_fields.hpp): the tables
+  // alone, unless the frame is VXLAN and some rule reads inner headers (then from the frame).
+  ClassId classify(const flow::L34Fields& l34, ByteSpan frame) const {
+    if (has_inner_rules_ && l34.protocol == flow::kIpProtoUdp &&
+        l34.dst_port == flow::kUdpPortVxlan)
+      return classify(frame);
+    const RuleMask matched = match(outer_, fields_from_l34(l34));
+    return matched == 0 ? default_class_ : rule_class_[__builtin_ctzll(matched)];
+  }
 
   // The first rule a frame matches (its index in the spec), or -1: the default class.
   int first_rule(const FrameFields& fields) const;

@@ -11,6 +11,7 @@
 
 #include "common/bytes.hpp"
 #include "flow/flow_key.hpp"
+#include "flow/l34_fields.hpp"
 
 namespace braid::classify {
 
@@ -41,6 +42,21 @@ struct FrameFields {
 };
 
 void fields_from_key(const flow::FlowKey& key, FrameFields& fields);
+
+// The outer fields of a frame the l34 fast path took (flow/l34_fields.hpp): as fields_from_key's
+// for it, tunnels aside (a VXLAN frame's inner headers are not read).
+inline HeaderFields fields_from_l34(const flow::L34Fields& l34) {
+  HeaderFields out;
+  out.protocol = l34.protocol;
+  out.roce_opcode = l34.rocev2 ? l34.roce_opcode : kNoRoceOpcode;
+  out.src_port = l34.src_port;
+  out.dst_port = l34.dst_port;
+  out.roce_dest_qp = l34.rocev2 ? l34.roce_dest_qp : 0;
+  out.pcp = l34.tagged ? l34.pcp : kNoPcp;
+  out.dscp = l34.dscp;
+  out.has_ports = true;
+  return out;
+}
 
 // The fast path: false (and `fields` unspecified) for any frame that is not one of the shapes
 // above, or is cut short or malformed; the caller then parses it (flow::parse_flow_key) and uses

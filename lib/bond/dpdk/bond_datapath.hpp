@@ -119,21 +119,28 @@ class BondEgress {
                   datapath::WorkerCounters& counters) {
     // Each packet's hash, then its slot in the table (its class's buckets, its hash's bucket).
     std::array<std::uint32_t, datapath::kMaxBurst> slots;
-    flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, slots.data());
     if (class_hits_ != nullptr) {
-      classify_slots(table, packets, n, slots.data());
+      // The classifier's fields come out of the hash pass for the frames it takes.
+      std::array<flow::L34Fields, datapath::kMaxBurst> fields;
+      std::array<bool, datapath::kMaxBurst> took;
+      flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, slots.data(), fields.data(),
+                                  took.data());
+      classify_slots(table, packets, n, fields.data(), took.data(), slots.data());
       if (table.storm_drops) n = drop_stormed(table, packets, n, slots.data(), counters);
       if (shared_->count_offered || shared_->policed_classes != 0)
         n = police(table, packets, n, slots.data(), counters);
       if (shared_->ecn_classes != 0) mark_ecn(table, packets, n, slots.data());
-    } else if (table.spray_classes != 0) {  // the bond's one table, sprayed
-      const std::uint32_t last = (1u << table.class_shift) - 1;
-      for (std::uint16_t i = 0; i < n; ++i)
-        slots[i] = spray_next_[0]++ & last;
     } else {
-      const std::uint32_t shift = table.bucket_shift;
-      for (std::uint16_t i = 0; i < n; ++i)
-        slots[i] >>= shift;
+      flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, slots.data());
+      if (table.spray_classes != 0) {  // the bond's one table, sprayed
+        const std::uint32_t last = (1u << table.class_shift) - 1;
+        for (std::uint16_t i = 0; i < n; ++i)
+          slots[i] = spray_next_[0]++ & last;
+      } else {
+        const std::uint32_t shift = table.bucket_shift;
+        for (std::uint16_t i = 0; i < n; ++i)
+          slots[i] >>= shift;
+      }
     }
     if (class_hits_ == nullptr && table.storm_drops)
       n = drop_stormed(table, packets, n, slots.data(), counters);
@@ -146,16 +153,18 @@ class BondEgress {
     }
   }
 
-  // Each frame's class (the classifier's own parse, about 30 ns; doc/benchmarks.md: only bonds
-  // with classes pay it), counted, and its hash turned into a slot of that class's table; a
-  // sprayed class's next slot instead.
+  // Each frame's class (from the fields the hash pass read where it took the frame, else the
+  // classifier's own parse; doc/benchmarks.md: only bonds with classes pay it), counted, and its
+  // hash turned into a slot of that class's table; a sprayed class's next slot instead.
   void classify_slots(const BondTable& table, rte_mbuf* const* packets, std::uint16_t n,
-                      std::uint32_t* slots) {
+                      const flow::L34Fields* fields, const bool* took, std::uint32_t* slots) {
     std::array<std::uint64_t, classify::kMaxClasses> hits{};
     const std::uint32_t spray = table.spray_classes;
+    const classify::Classifier& classifier = *shared_->classifier;
     for (std::uint16_t i = 0; i < n; ++i) {
       const ByteSpan frame(rte_pktmbuf_mtod(packets[i], const std::uint8_t*), packets[i]->data_len);
-      const classify::ClassId class_id = shared_->classifier->classify(frame);
+      const classify::ClassId class_id =
+          took[i] ? classifier.classify(fields[i], frame) : classifier.classify(frame);
       ++hits[class_id];  // < kMaxClasses: the spec was checked
       const std::uint32_t hash =
           (spray >> class_id & 1) != 0 ? spray_next_[class_id]++ << table.bucket_shift : slots[i];

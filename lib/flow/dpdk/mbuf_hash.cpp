@@ -32,10 +32,24 @@ void hash_declined_lanes(const FlowHasher& hasher, const std::array<ByteSpan, kL
   }
 }
 
+// kFields: the classifier's fields of the lanes the fast path took, read while their bytes are in
+// L1 (took[] says which).
+template <bool kFields>
+void note_fields(const std::array<ByteSpan, kL34Lanes>& frames, unsigned lanes, unsigned hashed,
+                 L34Fields* fields, bool* took, std::uint16_t start) {
+  if constexpr (kFields) {
+    for (unsigned i = 0; i < lanes; ++i) {
+      took[start + i] = (hashed >> i & 1) != 0;
+      if (took[start + i]) fields[start + i] = l34_fields(frames[i]);
+    }
+  }
+}
+
 // IPv4 and IPv6 TCP, UDP and RoCEv2, tagged or not, most storage traffic, four frames at a time
 // (l34_fast_path_x4.hpp).
+template <bool kFields>
 void hash_l34_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint16_t count,
-                    std::uint32_t* hashes) {
+                    std::uint32_t* hashes, L34Fields* fields = nullptr, bool* took = nullptr) {
   constexpr unsigned kAllLanes = (1u << kL34Lanes) - 1;
   std::array<ByteSpan, kL34Lanes> frames;
   std::uint16_t start = 0;
@@ -46,6 +60,7 @@ void hash_l34_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint1
       frames[i] = first_segment(mbufs[start + i]);
     }
     const unsigned hashed = try_hash_l34_x4(frames, hashes + start);
+    note_fields<kFields>(frames, kL34Lanes, hashed, fields, took, start);
     if (hashed != kAllLanes) hash_declined_lanes(hasher, frames, kL34Lanes, hashed, hashes + start);
   }
   if (start == count) return;
@@ -54,6 +69,7 @@ void hash_l34_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint1
     frames[i] = i < lanes ? first_segment(mbufs[start + i]) : ByteSpan();
   std::array<std::uint32_t, kL34Lanes> tail{};
   const unsigned hashed = try_hash_l34_x4(frames, tail.data());
+  note_fields<kFields>(frames, lanes, hashed, fields, took, start);
   hash_declined_lanes(hasher, frames, lanes, hashed, tail.data());
   std::copy_n(tail.data(), lanes, hashes + start);
 }
@@ -102,7 +118,7 @@ void mbuf_hash_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint
     return;
   }
   if (hasher.policy() == HashPolicy::l34) {
-    hash_l34_burst(hasher, mbufs, count, hashes);
+    hash_l34_burst<false>(hasher, mbufs, count, hashes);
     return;
   }
   std::array<FlowKey, kHashBurstSize> keys;
@@ -115,6 +131,16 @@ void mbuf_hash_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint
     }
     hasher.hash_burst(std::span<const FlowKey>(keys.data(), chunk), hashes + start);
   }
+}
+
+void mbuf_hash_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint16_t count,
+                     std::uint32_t* hashes, L34Fields* fields, bool* took) {
+  if (hasher.policy() == HashPolicy::l34) {
+    hash_l34_burst<true>(hasher, mbufs, count, hashes, fields, took);
+    return;
+  }
+  std::fill_n(took, count, false);
+  mbuf_hash_burst(hasher, mbufs, count, hashes);
 }
 
 }  // namespace braid::flow::dpdk

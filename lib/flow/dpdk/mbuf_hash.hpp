@@ -9,6 +9,7 @@
 
 #include "flow/flow_hash.hpp"
 #include "flow/flow_key.hpp"
+#include "flow/l34_fields.hpp"
 
 namespace braid::flow::dpdk {
 
@@ -23,5 +24,11 @@ std::uint32_t mbuf_hash(const FlowHasher& hasher, const rte_mbuf* mbuf);
 // kHashBurstSize packets at a time live on the stack).
 void mbuf_hash_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint16_t count,
                      std::uint32_t* hashes);
+
+// The same hashes and, for each packet the l34 fast path took (policy l34 only), the fields a
+// traffic classifier reads (flow/l34_fields.hpp): took[i] true and fields[i] set; took[i] false
+// for the others (every packet under another policy), which the caller classifies from the frame.
+void mbuf_hash_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint16_t count,
+                     std::uint32_t* hashes, L34Fields* fields, bool* took);
 
 }  // namespace braid::flow::dpdk

@@ -12,6 +12,9 @@
 #include <vector>
 
 #include "classify/classifier.hpp"
+#include "flow/flow_hash.hpp"
+#include "flow/l34_fast_path_x4.hpp"
+#include "flow/l34_fields.hpp"
 #include "flow/parser.hpp"
 #include "frame_builder.hpp"
 
@@ -189,6 +192,53 @@ void BM_ParseFlowKey(benchmark::State& state, Mix mix) {
   count_packets(state);
 }
 
+// The bond's hash pass, four frames at a time as the workers run it (the four-lane l34 path, the
+// parser for the lanes it declines), then each frame's class: none (the hash alone, the
+// reference), from the frame (its own parse), or from the fields the hash pass read for the
+// frames it took (flow/l34_fields.hpp; the frame for the rest). What classifying adds to a
+// packet is the difference to `none` in the same run.
+enum class Then { none, classify_frame, classify_hash_fields };
+
+void BM_HashThen(benchmark::State& state, Mix mix, Then then) {
+  const TrafficSet& set = traffic(mix);
+  const Classifier classifier(storage_spec());
+  const flow::FlowHasher hasher(flow::HashPolicy::l34);
+  std::array<std::uint32_t, flow::kL34Lanes> hashes{};
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const std::array<ByteSpan, flow::kL34Lanes> frames = {set.spans[i], set.spans[i + 1],
+                                                          set.spans[i + 2], set.spans[i + 3]};
+    const unsigned took = flow::try_hash_l34_x4(frames, hashes.data());
+    for (unsigned lane = 0; lane < flow::kL34Lanes; ++lane) {
+      const bool fast = (took >> lane & 1) != 0;
+      if (!fast) hashes[lane] = hasher.hash_frame(frames[lane]);
+      ClassId class_id = 0;
+      if (then == Then::classify_frame) {
+        class_id = classifier.classify(frames[lane]);
+      } else if (then == Then::classify_hash_fields) {
+        class_id = fast ? classifier.classify(flow::l34_fields(frames[lane]), frames[lane])
+                        : classifier.classify(frames[lane]);
+      }
+      benchmark::DoNotOptimize(class_id);
+    }
+    benchmark::DoNotOptimize(hashes);
+    i = (i + flow::kL34Lanes) % kFramesPerSet;
+  }
+  const auto packets = static_cast<double>(state.iterations() * flow::kL34Lanes);
+  state.SetItemsProcessed(state.iterations() * flow::kL34Lanes);
+  state.counters["time/pkt"] =
+      benchmark::Counter(packets, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+BENCHMARK_CAPTURE(BM_HashThen, storage_hash_alone, Mix::storage, Then::none);
+BENCHMARK_CAPTURE(BM_HashThen, storage_classify_frame, Mix::storage, Then::classify_frame);
+BENCHMARK_CAPTURE(BM_HashThen, storage_classify_hash_fields, Mix::storage,
+                  Then::classify_hash_fields);
+BENCHMARK_CAPTURE(BM_HashThen, untagged_tcp_hash_alone, Mix::untagged_tcp, Then::none);
+BENCHMARK_CAPTURE(BM_HashThen, untagged_tcp_classify_frame, Mix::untagged_tcp,
+                  Then::classify_frame);
+BENCHMARK_CAPTURE(BM_HashThen, untagged_tcp_classify_hash_fields, Mix::untagged_tcp,
+                  Then::classify_hash_fields);
 BENCHMARK_CAPTURE(BM_ClassifyFrame, storage, Mix::storage, false);
 BENCHMARK_CAPTURE(BM_ClassifyFrame, storage_64_rules, Mix::storage, true);
 BENCHMARK_CAPTURE(BM_ClassifyFrame, untagged_tcp, Mix::untagged_tcp, false);

@@ -2,8 +2,9 @@
 // (any number of classes and rules, ranges out of bounds or reversed), the rest is a frame.
 // Checks: spec_error() and the Classifier's constructor agree on what is valid; a valid spec's
 // class for the frame is a configured class, is the same from the frame, from its parsed key and
-// by the rules read literally (reference_classifier.hpp); and the fast field extraction agrees
-// with the parser wherever it accepts the frame.
+// by the rules read literally (reference_classifier.hpp), and from the fields the l34 hash path
+// reads where that path takes the frame; and both fast field extractions (fields_from_frame, the
+// hash path's l34_fields) agree with the parser wherever they take the frame.
 //
 // Input layout (test/fuzz/classify/make_corpus.py writes seeds in it):
 //   u8 classes (low 4 bits), u8 default class, u8 rules (mod 70), then per rule:
@@ -20,6 +21,8 @@
 #include <vector>
 
 #include "classify/classifier.hpp"
+#include "flow/l34_fast_path.hpp"
+#include "flow/l34_fields.hpp"
 #include "flow/parser.hpp"
 #include "reference_classifier.hpp"
 
@@ -102,6 +105,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fields_from_key(key, parsed);
   FrameFields fast;
   if (fields_from_frame(bytes, fast)) check(fast == parsed);
+  std::uint32_t hash = 0;
+  const bool l34 = flow::try_hash_l34(bytes, hash);
+  if (l34) check(fields_from_l34(flow::l34_fields(bytes)) == parsed.outer);
 
   const bool valid = spec_error(spec).empty();
   if (!valid) {
@@ -116,6 +122,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const ClassId id = classifier.classify(bytes);
   check(spec.classes.empty() ? id == 0 : id < spec.classes.size());
   check(id == classifier.classify(key));
+  if (l34) check(id == classifier.classify(flow::l34_fields(bytes), bytes));
   const int first = test::reference_first_rule(spec, parsed);
   check(classifier.first_rule(parsed) == first);
   check(id ==

@@ -5,7 +5,10 @@
 #include <random>
 #include <vector>
 
+#include "classify/classifier.hpp"
 #include "classify/frame_fields.hpp"
+#include "flow/l34_fast_path.hpp"
+#include "flow/l34_fields.hpp"
 #include "flow/parser.hpp"
 #include "frame_builder.hpp"
 
@@ -69,6 +72,76 @@ TEST(FrameFields, FastPathAgreesWithTheParserOnEveryTruncationAndCorruption) {
   // a good part of them does, and some (corrupted or cut) do not.
   EXPECT_GT(accepted, checked / 4);
   EXPECT_LT(accepted, checked);
+}
+
+// What the l34 hash path reads for the classifier (flow/l34_fields.hpp) against the parser's outer
+// fields, for every frame that path takes: tagged once or twice, IPv4 and IPv6, TCP, UDP, RoCEv2
+// and VXLAN (whose outer fields only are read there), over every truncation and random
+// corruption; and the class the classifier gives either way, under rules on every field with an
+// inner one.
+TEST(FrameFields, TheHashPathsFieldsAgreeWithTheParserOnEveryFrameItTakes) {
+  using namespace flow::test;
+  ClassifierSpec spec;
+  spec.classes = {{"roce", {}}, {"tagged", {}}, {"ports", {}}, {"inner", {}}, {"rest", {}}};
+  spec.default_class = 4;
+  Rule roce;
+  roce.class_id = 0;
+  roce.roce_opcode = {{0, 0x7F}};
+  roce.roce_dest_qp = {{0, 0x7FFFFF}};
+  Rule tagged;
+  tagged.class_id = 1;
+  tagged.pcp = {{3, 3}};
+  tagged.dscp = {{0, 40}};
+  Rule ports;
+  ports.class_id = 2;
+  ports.protocol = {{flow::kIpProtoTcp, flow::kIpProtoTcp}};
+  ports.dst_port = {{0, 30000}};
+  ports.src_port = {{20000, 65535}};
+  Rule inner;
+  inner.class_id = 3;
+  inner.header = HeaderLevel::inner;
+  inner.protocol = {{flow::kIpProtoTcp, flow::kIpProtoTcp}};
+  spec.rules = {roce, tagged, ports, inner};
+  const Classifier classifier(spec);
+  std::mt19937 random(34);
+  std::size_t taken = 0;
+  std::size_t checked = 0;
+  for (int round = 0; round < 3000; ++round) {
+    Frame frame;
+    if (round % 5 == 0) {
+      FrameBuilder builder;
+      builder.ethernet(kMacB, kMacA);
+      if (round % 10 == 0)
+        builder.vlan(flow::kEtherTypeQinQ, static_cast<std::uint16_t>(random()))
+            .vlan(flow::kEtherTypeVlan, static_cast<std::uint16_t>(random()));
+      builder.ipv4(kIpv4A, kIpv4B).udp(static_cast<std::uint16_t>(random()), flow::kUdpPortVxlan);
+      builder.vxlan(7).ethernet(kMacA, kMacB).ipv4(kIpv4B, kIpv4A);
+      if (random() % 2 == 0) {
+        builder.tcp(1, 2);
+      } else {
+        builder.udp(1, 2);
+      }
+      frame = builder.build();
+    } else {
+      frame = random_frame(random);
+    }
+    for (unsigned flips = random() % 3; flips > 0; --flips)
+      frame[random() % std::min<std::size_t>(frame.size(), 70)] =
+          static_cast<std::uint8_t>(random());
+    for (std::size_t size = 0; size <= frame.size(); ++size) {
+      const ByteSpan bytes(frame.data(), size);
+      std::uint32_t hash = 0;
+      ++checked;
+      if (!flow::try_hash_l34(bytes, hash)) continue;
+      ++taken;
+      const flow::L34Fields l34 = flow::l34_fields(bytes);
+      ASSERT_EQ(fields_from_l34(l34), parsed(bytes).outer)
+          << "round " << round << ", " << size << " bytes";
+      ASSERT_EQ(classifier.classify(l34, bytes), classifier.classify(bytes))
+          << "round " << round << ", " << size << " bytes";
+    }
+  }
+  EXPECT_GT(taken, checked / 6);  // every prefix counts: the short ones are never taken
 }
 
 TEST(FrameFields, FastPathLeavesTunnelsQinQAndExtensionHeadersToTheParser) {
