@@ -1,6 +1,7 @@
 #include "classify/classifier.hpp"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "flow/parser.hpp"
@@ -57,6 +58,45 @@ IntervalTable build_intervals(const std::vector<Rule>& rules, HeaderLevel level,
   return table;
 }
 
+PortTable build_ports(const IntervalTable& intervals) {
+  PortTable table;
+  table.used = intervals.used;
+  if (!table.used) return table;
+  constexpr std::uint32_t kBlock = 256;
+  constexpr std::uint32_t kPicksLowByte = 0xFFu << 24;
+  std::map<RuleMask, std::uint32_t> first_place;  // where each mask was first stored
+  std::vector<std::uint32_t> block_starts;        // of the blocks stored whole
+  for (std::uint32_t high = 0; high < kBlock; ++high) {
+    std::vector<RuleMask> block(kBlock);
+    for (std::uint32_t low = 0; low < kBlock; ++low)
+      block[low] = intervals.lookup(high * kBlock + low);
+    const auto at = [&table](std::uint32_t start) {
+      return table.masks.begin() + static_cast<std::ptrdiff_t>(start);
+    };
+    const auto size = static_cast<std::uint32_t>(table.masks.size());
+    if (std::all_of(block.begin(), block.end(),
+                    [&block](RuleMask mask) { return mask == block[0]; })) {
+      const auto [place, added] = first_place.emplace(block[0], size);
+      if (added) table.masks.push_back(block[0]);
+      table.blocks[high] = place->second;
+      continue;
+    }
+    const auto same = std::find_if(
+        block_starts.begin(), block_starts.end(),
+        [&](std::uint32_t start) { return std::equal(block.begin(), block.end(), at(start)); });
+    if (same != block_starts.end()) {
+      table.blocks[high] = *same | kPicksLowByte;
+      continue;
+    }
+    table.masks.insert(table.masks.end(), block.begin(), block.end());
+    for (std::uint32_t low = 0; low < kBlock; ++low)
+      first_place.emplace(block[low], size + low);
+    block_starts.push_back(size);
+    table.blocks[high] = size | kPicksLowByte;
+  }
+  return table;
+}
+
 LevelTables build_level(const std::vector<Rule>& rules, HeaderLevel level) {
   LevelTables tables;
   for (std::size_t i = 0; i < rules.size(); ++i) {
@@ -77,10 +117,10 @@ LevelTables build_level(const std::vector<Rule>& rules, HeaderLevel level) {
     }
     if (!rule.src_port.empty() || !rule.dst_port.empty()) tables.port_rules |= bit;
   }
-  tables.src_port = build_intervals(
-      rules, level, [](const Rule& rule) -> const ValueSet& { return rule.src_port; }, kMaxPort);
-  tables.dst_port = build_intervals(
-      rules, level, [](const Rule& rule) -> const ValueSet& { return rule.dst_port; }, kMaxPort);
+  tables.src_port = build_ports(build_intervals(
+      rules, level, [](const Rule& rule) -> const ValueSet& { return rule.src_port; }, kMaxPort));
+  tables.dst_port = build_ports(build_intervals(
+      rules, level, [](const Rule& rule) -> const ValueSet& { return rule.dst_port; }, kMaxPort));
   tables.roce_dest_qp = build_intervals(
       rules, level, [](const Rule& rule) -> const ValueSet& { return rule.roce_dest_qp; },
       kMaxDestQp);

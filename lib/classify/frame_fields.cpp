@@ -22,6 +22,8 @@ constexpr std::size_t kUdpHeaderBytes = 8;           // RFC 768
 constexpr std::size_t kBthBytes = 12;                // InfiniBand Base Transport Header
 constexpr std::size_t kBthDestQpOffset = 4;
 constexpr std::uint32_t kBthDestQpMask = 0x00FFFFFF;
+constexpr std::size_t kVxlanHeaderBytes = 8;  // RFC 7348 §5
+constexpr std::uint8_t kVxlanFlagVni = 0x08;  // the I flag: VNI valid
 
 struct KeyLevel {
   const flow::L2Header& l2;
@@ -63,8 +65,19 @@ constexpr bool is_vlan_tpid(std::uint16_t ethertype) {
          ethertype == flow::kEtherTypeQinQLegacy;
 }
 
-// TCP or UDP at `l4` with `l4_bytes` of datagram left; false for a tunnel.
-bool ports_from_frame(ByteSpan frame, std::size_t l4, std::size_t l4_bytes, HeaderFields& out) {
+bool level_from_frame(ByteSpan frame, HeaderFields& out, FrameFields* tunnel);
+
+// A VXLAN header and the frame it carries (RFC 7348 §5): the inner level's fields.
+bool vxlan_from_frame(ByteSpan payload, FrameFields& fields) {
+  if (payload.size() < kVxlanHeaderBytes || (payload[0] & kVxlanFlagVni) == 0) return false;
+  fields.tunnel = true;
+  return level_from_frame(payload.subspan(kVxlanHeaderBytes), fields.inner, nullptr);
+}
+
+// TCP or UDP at `l4` with `l4_bytes` of datagram left. VXLAN at the outer level (`tunnel`, where
+// its inner fields go) is read on; false for other protocols.
+bool ports_from_frame(ByteSpan frame, std::size_t l4, std::size_t l4_bytes, HeaderFields& out,
+                      FrameFields* tunnel) {
   if (out.protocol == flow::kIpProtoTcp) {
     if (l4_bytes < kTcpMinHeaderBytes) return true;  // truncated: a key without ports
   } else if (out.protocol == flow::kIpProtoUdp) {
@@ -76,7 +89,10 @@ bool ports_from_frame(ByteSpan frame, std::size_t l4, std::size_t l4_bytes, Head
   out.src_port = load_be16(frame, l4);
   out.dst_port = load_be16(frame, l4 + 2);
   if (out.protocol != flow::kIpProtoUdp) return true;
-  if (out.dst_port == flow::kUdpPortVxlan) return false;
+  if (out.dst_port == flow::kUdpPortVxlan && tunnel != nullptr) {
+    return vxlan_from_frame(frame.subspan(l4 + kUdpHeaderBytes, l4_bytes - kUdpHeaderBytes),
+                            *tunnel);
+  }
   if (out.dst_port == flow::kUdpPortRocev2 && l4_bytes >= kUdpHeaderBytes + kBthBytes) {
     const std::size_t bth = l4 + kUdpHeaderBytes;
     out.roce_opcode = frame[bth];
@@ -85,7 +101,7 @@ bool ports_from_frame(ByteSpan frame, std::size_t l4, std::size_t l4_bytes, Head
   return true;
 }
 
-bool ipv4_from_frame(ByteSpan frame, std::size_t l3, HeaderFields& out) {
+bool ipv4_from_frame(ByteSpan frame, std::size_t l3, HeaderFields& out, FrameFields* tunnel) {
   if (frame.size() < l3 + kIpv4HeaderBytes || frame[l3] != kIpv4VersionIhl5) return false;
   const std::size_t total_bytes = load_be16(frame, l3 + 2);
   if (total_bytes < kIpv4HeaderBytes || (load_be16(frame, l3 + 6) & kIpv4FragmentBits) != 0) {
@@ -95,10 +111,10 @@ bool ipv4_from_frame(ByteSpan frame, std::size_t l3, HeaderFields& out) {
   out.protocol = frame[l3 + 9];
   // Ethernet padding follows a short datagram (IEEE 802.3 §4.2.3.3).
   const std::size_t datagram = std::min(frame.size() - l3, total_bytes);
-  return ports_from_frame(frame, l3 + kIpv4HeaderBytes, datagram - kIpv4HeaderBytes, out);
+  return ports_from_frame(frame, l3 + kIpv4HeaderBytes, datagram - kIpv4HeaderBytes, out, tunnel);
 }
 
-bool ipv6_from_frame(ByteSpan frame, std::size_t l3, HeaderFields& out) {
+bool ipv6_from_frame(ByteSpan frame, std::size_t l3, HeaderFields& out, FrameFields* tunnel) {
   if (frame.size() < l3 + kIpv6HeaderBytes || (frame[l3] >> 4) != 6) return false;
   out.dscp = static_cast<std::uint8_t>((load_be16(frame, l3) >> (4 + kDscpShift)) & 0x3F);
   out.protocol = frame[l3 + 6];  // extension headers are not TCP or UDP: the parser's job
@@ -106,7 +122,25 @@ bool ipv6_from_frame(ByteSpan frame, std::size_t l3, HeaderFields& out) {
   const std::size_t payload_bytes = load_be16(frame, l3 + 4);
   const std::size_t available = frame.size() - l3 - kIpv6HeaderBytes;
   const std::size_t l4_bytes = payload_bytes == 0 ? available : std::min(available, payload_bytes);
-  return ports_from_frame(frame, l3 + kIpv6HeaderBytes, l4_bytes, out);
+  return ports_from_frame(frame, l3 + kIpv6HeaderBytes, l4_bytes, out, tunnel);
+}
+
+// One level from its Ethernet header on; `tunnel` is null at the inner level (no VXLAN in VXLAN,
+// as the parser).
+bool level_from_frame(ByteSpan frame, HeaderFields& out, FrameFields* tunnel) {
+  if (frame.size() < kEthernetHeaderBytes) return false;
+  std::size_t l3 = kEthernetHeaderBytes;
+  std::uint16_t ethertype = load_be16(frame, l3 - 2);
+  if (is_vlan_tpid(ethertype)) {
+    if (frame.size() < l3 + kVlanTagBytes) return false;
+    out.pcp = static_cast<std::uint8_t>(frame[l3] >> (kPcpShift - 8));
+    ethertype = load_be16(frame, l3 + 2);
+    l3 += kVlanTagBytes;
+    if (is_vlan_tpid(ethertype)) return false;  // QinQ: the parser's job
+  }
+  if (ethertype == flow::kEtherTypeIpv4) return ipv4_from_frame(frame, l3, out, tunnel);
+  if (ethertype == flow::kEtherTypeIpv6) return ipv6_from_frame(frame, l3, out, tunnel);
+  return true;  // not IP (ARP, LACP, MPLS, ...): only the tag counts
 }
 
 }  // namespace
@@ -123,21 +157,8 @@ void fields_from_key(const FlowKey& key, FrameFields& fields) {
 }
 
 bool fields_from_frame(ByteSpan frame, FrameFields& fields) {
-  if (frame.size() < kEthernetHeaderBytes) return false;
   fields = FrameFields{};
-  HeaderFields& out = fields.outer;
-  std::size_t l3 = kEthernetHeaderBytes;
-  std::uint16_t ethertype = load_be16(frame, l3 - 2);
-  if (is_vlan_tpid(ethertype)) {
-    if (frame.size() < l3 + kVlanTagBytes) return false;
-    out.pcp = static_cast<std::uint8_t>(frame[l3] >> (kPcpShift - 8));
-    ethertype = load_be16(frame, l3 + 2);
-    l3 += kVlanTagBytes;
-    if (is_vlan_tpid(ethertype)) return false;  // QinQ: the parser's job
-  }
-  if (ethertype == flow::kEtherTypeIpv4) return ipv4_from_frame(frame, l3, out);
-  if (ethertype == flow::kEtherTypeIpv6) return ipv6_from_frame(frame, l3, out);
-  return true;  // not IP (ARP, LACP, MPLS, ...): only the tag counts
+  return level_from_frame(frame, fields.outer, &fields);
 }
 
 }  // namespace braid::classify

@@ -23,6 +23,7 @@
 #include "bond/dpdk/table_publisher.hpp"
 #include "bond/slow_policer.hpp"
 #include "classify/classifier.hpp"
+#include "classify/classify_burst.hpp"
 #include "common/split_mix64.hpp"
 #include "common/token_bucket.hpp"
 #include "datapath/counters.hpp"
@@ -120,12 +121,11 @@ class BondEgress {
     // Each packet's hash, then its slot in the table (its class's buckets, its hash's bucket).
     std::array<std::uint32_t, datapath::kMaxBurst> slots;
     if (class_hits_ != nullptr) {
-      // The classifier's fields come out of the hash pass for the frames it takes.
-      std::array<flow::L34Fields, datapath::kMaxBurst> fields;
-      std::array<bool, datapath::kMaxBurst> took;
-      flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, slots.data(), fields.data(),
-                                  took.data());
-      classify_slots(table, packets, n, fields.data(), took.data(), slots.data());
+      // Classified inside the hash pass, while each group's bytes are in L1.
+      std::array<classify::ClassId, datapath::kMaxBurst> classes;
+      classify::BurstClassifier classifier(*shared_->classifier, classes.data());
+      flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, slots.data(), classifier.visitor());
+      class_slots(table, classes.data(), n, slots.data());
       if (table.storm_drops) n = drop_stormed(table, packets, n, slots.data(), counters);
       if (shared_->count_offered || shared_->policed_classes != 0)
         n = police(table, packets, n, slots.data(), counters);
@@ -153,19 +153,15 @@ class BondEgress {
     }
   }
 
-  // Each frame's class (from the fields the hash pass read where it took the frame, else the
-  // classifier's own parse; doc/benchmarks.md: only bonds with classes pay it), counted, and its
-  // hash turned into a slot of that class's table; a sprayed class's next slot instead.
-  void classify_slots(const BondTable& table, rte_mbuf* const* packets, std::uint16_t n,
-                      const flow::L34Fields* fields, const bool* took, std::uint32_t* slots) {
-    std::array<std::uint64_t, classify::kMaxClasses> hits{};
+  // Each frame's class counted, and its hash turned into a slot of that class's table; a sprayed
+  // class's next slot instead. (Only bonds with classes pay for classes: doc/benchmarks.md.)
+  void class_slots(const BondTable& table, const classify::ClassId* classes, std::uint16_t n,
+                   std::uint32_t* slots) {
+    classify::ClassCounts hits{};
+    classify::count_classes(classes, n, shared_->classifier->spec().classes.size(), hits);
     const std::uint32_t spray = table.spray_classes;
-    const classify::Classifier& classifier = *shared_->classifier;
     for (std::uint16_t i = 0; i < n; ++i) {
-      const ByteSpan frame(rte_pktmbuf_mtod(packets[i], const std::uint8_t*), packets[i]->data_len);
-      const classify::ClassId class_id =
-          took[i] ? classifier.classify(fields[i], frame) : classifier.classify(frame);
-      ++hits[class_id];  // < kMaxClasses: the spec was checked
+      const classify::ClassId class_id = classes[i];
       const std::uint32_t hash =
           (spray >> class_id & 1) != 0 ? spray_next_[class_id]++ << table.bucket_shift : slots[i];
       slots[i] = table.slot(class_id, hash);

@@ -4,16 +4,12 @@
 #include <array>
 #include <span>
 
+#include "flow/l34_burst.hpp"
 #include "flow/l34_fast_path.hpp"
-#include "flow/l34_fast_path_x4.hpp"
 #include "flow/parser.hpp"
 
 namespace braid::flow::dpdk {
 namespace {
-
-// How far ahead of the packet being parsed to prefetch packet data (its headers sit in the
-// first cache line of the data room).
-constexpr std::size_t kPrefetchDistance = 8;
 
 bool has_nic_hash(const rte_mbuf* mbuf) {
   return (mbuf->ol_flags & RTE_MBUF_F_RX_RSS_HASH) != 0;
@@ -23,55 +19,14 @@ ByteSpan first_segment(const rte_mbuf* mbuf) {
   return {rte_pktmbuf_mtod(mbuf, const std::uint8_t*), rte_pktmbuf_data_len(mbuf)};
 }
 
-// The lanes the four-lane path declined (options, fragments, extension headers...): the full
-// parser (the scalar fast path takes no frame the four-lane one declines).
-void hash_declined_lanes(const FlowHasher& hasher, const std::array<ByteSpan, kL34Lanes>& frames,
-                         unsigned lanes, unsigned hashed, std::uint32_t* hashes) {
-  for (unsigned i = 0; i < lanes; ++i) {
-    if ((hashed >> i & 1) == 0) hashes[i] = hasher.hash_frame(frames[i]);
-  }
-}
-
-// kFields: the classifier's fields of the lanes the fast path took, read while their bytes are in
-// L1 (took[] says which).
-template <bool kFields>
-void note_fields(const std::array<ByteSpan, kL34Lanes>& frames, unsigned lanes, unsigned hashed,
-                 L34Fields* fields, bool* took, std::uint16_t start) {
-  if constexpr (kFields) {
-    for (unsigned i = 0; i < lanes; ++i) {
-      took[start + i] = (hashed >> i & 1) != 0;
-      if (took[start + i]) fields[start + i] = l34_fields(frames[i]);
-    }
-  }
-}
-
 // IPv4 and IPv6 TCP, UDP and RoCEv2, tagged or not, most storage traffic, four frames at a time
-// (l34_fast_path_x4.hpp).
-template <bool kFields>
+// (l34_burst.hpp).
 void hash_l34_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint16_t count,
-                    std::uint32_t* hashes, L34Fields* fields = nullptr, bool* took = nullptr) {
-  constexpr unsigned kAllLanes = (1u << kL34Lanes) - 1;
-  std::array<ByteSpan, kL34Lanes> frames;
-  std::uint16_t start = 0;
-  for (; start + kL34Lanes <= count; start += kL34Lanes) {
-    for (unsigned i = 0; i < kL34Lanes; ++i) {
-      if (start + i + kPrefetchDistance < count)
-        rte_prefetch0(rte_pktmbuf_mtod(mbufs[start + i + kPrefetchDistance], const void*));
-      frames[i] = first_segment(mbufs[start + i]);
-    }
-    const unsigned hashed = try_hash_l34_x4(frames, hashes + start);
-    note_fields<kFields>(frames, kL34Lanes, hashed, fields, took, start);
-    if (hashed != kAllLanes) hash_declined_lanes(hasher, frames, kL34Lanes, hashed, hashes + start);
-  }
-  if (start == count) return;
-  const unsigned lanes = count - start;
-  for (unsigned i = 0; i < kL34Lanes; ++i)
-    frames[i] = i < lanes ? first_segment(mbufs[start + i]) : ByteSpan();
-  std::array<std::uint32_t, kL34Lanes> tail{};
-  const unsigned hashed = try_hash_l34_x4(frames, tail.data());
-  note_fields<kFields>(frames, lanes, hashed, fields, took, start);
-  hash_declined_lanes(hasher, frames, lanes, hashed, tail.data());
-  std::copy_n(tail.data(), lanes, hashes + start);
+                    std::uint32_t* hashes, const LaneVisitor& visitor = {}) {
+  hash_l34_frames(
+      hasher, count, [mbufs](std::size_t i) { return first_segment(mbufs[i]); },
+      [mbufs](std::size_t i) { rte_prefetch0(rte_pktmbuf_mtod(mbufs[i], const void*)); }, hashes,
+      visitor);
 }
 
 // The software policy's hash of one frame: through the l34 fast path where that is the policy.
@@ -118,14 +73,14 @@ void mbuf_hash_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint
     return;
   }
   if (hasher.policy() == HashPolicy::l34) {
-    hash_l34_burst<false>(hasher, mbufs, count, hashes);
+    hash_l34_burst(hasher, mbufs, count, hashes);
     return;
   }
   std::array<FlowKey, kHashBurstSize> keys;
   for (std::uint16_t start = 0; start < count; start += kHashBurstSize) {
     const std::size_t chunk = std::min<std::size_t>(kHashBurstSize, count - start);
     for (std::size_t i = 0; i < chunk; ++i) {
-      const std::size_t ahead = start + i + kPrefetchDistance;
+      const std::size_t ahead = start + i + kL34PrefetchDistance;
       if (ahead < count) rte_prefetch0(rte_pktmbuf_mtod(mbufs[ahead], const void*));
       parse_flow_key(first_segment(mbufs[start + i]), keys[i]);
     }
@@ -134,13 +89,19 @@ void mbuf_hash_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint
 }
 
 void mbuf_hash_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint16_t count,
-                     std::uint32_t* hashes, L34Fields* fields, bool* took) {
+                     std::uint32_t* hashes, const LaneVisitor& visitor) {
   if (hasher.policy() == HashPolicy::l34) {
-    hash_l34_burst<true>(hasher, mbufs, count, hashes, fields, took);
+    hash_l34_burst(hasher, mbufs, count, hashes, visitor);
     return;
   }
-  std::fill_n(took, count, false);
   mbuf_hash_burst(hasher, mbufs, count, hashes);
+  std::array<ByteSpan, kL34Lanes> frames;
+  for (std::uint16_t start = 0; start < count; start += kL34Lanes) {
+    const unsigned lanes = std::min<unsigned>(kL34Lanes, count - start);
+    for (unsigned i = 0; i < lanes; ++i)
+      frames[i] = first_segment(mbufs[start + i]);
+    visitor({start, frames.data(), lanes, 0});
+  }
 }
 
 }  // namespace braid::flow::dpdk

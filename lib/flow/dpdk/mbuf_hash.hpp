@@ -9,7 +9,7 @@
 
 #include "flow/flow_hash.hpp"
 #include "flow/flow_key.hpp"
-#include "flow/l34_fields.hpp"
+#include "flow/l34_burst.hpp"
 
 namespace braid::flow::dpdk {
 
@@ -25,10 +25,10 @@ std::uint32_t mbuf_hash(const FlowHasher& hasher, const rte_mbuf* mbuf);
 void mbuf_hash_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint16_t count,
                      std::uint32_t* hashes);
 
-// The same hashes and, for each packet the l34 fast path took (policy l34 only), the fields a
-// traffic classifier reads (flow/l34_fields.hpp): took[i] true and fields[i] set; took[i] false
-// for the others (every packet under another policy), which the caller classifies from the frame.
+// The same hashes, showing `visitor` every group of up to four packets (flow/l34_burst.hpp): as
+// the l34 hash pass goes under policy l34 (`taken` marks the packets its fast path took), after
+// hashing with none taken under the others.
 void mbuf_hash_burst(const FlowHasher& hasher, rte_mbuf* const* mbufs, std::uint16_t count,
-                     std::uint32_t* hashes, L34Fields* fields, bool* took);
+                     std::uint32_t* hashes, const LaneVisitor& visitor);
 
 }  // namespace braid::flow::dpdk

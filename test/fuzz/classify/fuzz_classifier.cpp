@@ -3,8 +3,9 @@
 // Checks: spec_error() and the Classifier's constructor agree on what is valid; a valid spec's
 // class for the frame is a configured class, is the same from the frame, from its parsed key and
 // by the rules read literally (reference_classifier.hpp), and from the fields the l34 hash path
-// reads where that path takes the frame; and both fast field extractions (fields_from_frame, the
-// hash path's l34_fields) agree with the parser wherever they take the frame.
+// reads where that path takes the frame, as the workers' burst pass does; and both fast field
+// extractions (fields_from_frame, the hash path's l34_fields) agree with the parser wherever they
+// take the frame.
 //
 // Input layout (test/fuzz/classify/make_corpus.py writes seeds in it):
 //   u8 classes (low 4 bits), u8 default class, u8 rules (mod 70), then per rule:
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "classify/classifier.hpp"
+#include "classify/classify_burst.hpp"
 #include "flow/l34_fast_path.hpp"
 #include "flow/l34_fields.hpp"
 #include "flow/parser.hpp"
@@ -123,6 +125,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check(spec.classes.empty() ? id == 0 : id < spec.classes.size());
   check(id == classifier.classify(key));
   if (l34) check(id == classifier.classify(flow::l34_fields(bytes), bytes));
+  // The workers' pass: the frame as the hash pass shows it (taken where the l34 path took it).
+  ClassId in_burst = 0xFF;
+  const BurstClassifier burst(classifier, &in_burst);
+  burst(flow::L34Lanes{0, &bytes, 1, l34 ? 1u : 0u});
+  check(in_burst == id);
   const int first = test::reference_first_rule(spec, parsed);
   check(classifier.first_rule(parsed) == first);
   check(id ==

@@ -437,6 +437,53 @@ TEST(Classifier, TablesAgreeWithTheRulesReadLiterally) {
   }
 }
 
+// The two-level port tables (blocks of 256 ports, one mask for a block without a boundary,
+// alike blocks stored once): every one of the 65536 source and destination ports against the
+// literal reading, under ranges that start and end inside blocks, on block edges, span many
+// blocks, and under a config with a boundary in every block.
+TEST(Classifier, PortTablesAgreeWithTheRulesOnEveryPort) {
+  std::mt19937 random(65536);
+  for (int round = 0; round < 6; ++round) {
+    ClassifierSpec spec;
+    spec.classes = {{"a"}, {"b"}, {"c"}};
+    spec.default_class = 2;
+    Rule edges = rule_for(0);
+    edges.dst_port = {{255, 256}, {0x1100, 0x11FF}, {4420, 4420}, {65535, 65535}};
+    Rule wide = rule_for(1);
+    wide.dst_port = {{1000, 40000}};
+    wide.src_port = {{0, 0}, {1024, 1024 + 256 * 3 + 7}};
+    spec.rules = {edges, wide};
+    for (unsigned n = static_cast<unsigned>(round * 10); n > 0; --n) {
+      Rule rule = rule_for(static_cast<ClassId>(random() % 2));
+      ValueSet& ports = random() % 2 == 0 ? rule.src_port : rule.dst_port;
+      for (unsigned k = 1 + random() % 8; k > 0; --k) {
+        const std::uint32_t first = random() % (kMaxPort + 1);
+        ports.push_back({first, std::min<std::uint32_t>(kMaxPort, first + random() % 700)});
+      }
+      spec.rules.push_back(rule);
+    }
+    if (round == 5) {  // a boundary in every block: 256 blocks of their own
+      Rule every = rule_for(0);
+      for (std::uint32_t block = 0; block < 256; ++block)
+        every.src_port.push_back({block * 256 + 17, block * 256 + 17});
+      spec.rules.insert(spec.rules.begin(), every);
+    }
+    const Classifier classifier(spec);
+    for (std::uint32_t port = 0; port <= kMaxPort; ++port) {
+      FrameFields fields;
+      fields.outer.protocol = flow::kIpProtoTcp;
+      fields.outer.has_ports = true;
+      fields.outer.dst_port = static_cast<std::uint16_t>(port);
+      fields.outer.src_port = static_cast<std::uint16_t>(random());
+      ASSERT_EQ(classifier.first_rule(fields), test::reference_first_rule(spec, fields))
+          << "round " << round << ", dst port " << port;
+      std::swap(fields.outer.src_port, fields.outer.dst_port);
+      ASSERT_EQ(classifier.first_rule(fields), test::reference_first_rule(spec, fields))
+          << "round " << round << ", src port " << port;
+    }
+  }
+}
+
 TEST(Classifier, RejectsAnInvalidSpec) {
   ClassifierSpec spec = spec_with({});
   spec.default_class = 3;

@@ -24,28 +24,45 @@ FrameFields parsed(ByteSpan frame) {
   return fields;
 }
 
-Frame random_frame(std::mt19937& random) {
+// One level's headers: tagged or not, IPv4 or IPv6, TCP, UDP or RoCEv2 (the inner level of a
+// VXLAN frame too, so its UDP may go to 4789 as well).
+void random_level(FrameBuilder& builder, std::mt19937& random) {
   const auto byte = [&random] { return static_cast<std::uint8_t>(random()); };
   const auto port = [&random] { return static_cast<std::uint16_t>(random()); };
-  FrameBuilder builder;
-  builder.ethernet(flow::test::kMacB, flow::test::kMacA);
   if (random() % 2 == 0) builder.vlan(flow::kEtherTypeVlan, static_cast<std::uint16_t>(random()));
   if (random() % 3 == 0) {
     builder.ipv6(flow::test::kIpv6A, flow::test::kIpv6B, random()).traffic_class(byte());
   } else {
     builder.ipv4(flow::test::kIpv4A, flow::test::kIpv4B).traffic_class(byte());
   }
-  switch (random() % 4) {
+  switch (random() % 5) {
     case 0:
       builder.tcp(port(), port());
       break;
     case 1:
       builder.udp(port(), port());
       break;
+    case 2:
+      builder.udp(port(), flow::kUdpPortVxlan);
+      break;
     default:
       builder.udp(port(), flow::kUdpPortRocev2).bth(random(), random(), byte());
       break;
   }
+}
+
+// A frame of the shapes the fast path knows, one in four of them inside VXLAN.
+Frame random_frame(std::mt19937& random) {
+  FrameBuilder builder;
+  builder.ethernet(flow::test::kMacB, flow::test::kMacA);
+  if (random() % 4 == 0) {
+    if (random() % 2 == 0) builder.vlan(flow::kEtherTypeVlan, static_cast<std::uint16_t>(random()));
+    builder.ipv4(flow::test::kIpv4A, flow::test::kIpv4B)
+        .udp(static_cast<std::uint16_t>(random()), flow::kUdpPortVxlan)
+        .vxlan(random() & 0xFFFFFF, random() % 8 == 0 ? 0 : 0x08)
+        .ethernet(flow::test::kMacA, flow::test::kMacB);
+  }
+  random_level(builder, random);
   return builder.payload(random() % 24).build(random() % 2 == 0 ? 64 : 0);
 }
 
@@ -53,11 +70,13 @@ TEST(FrameFields, FastPathAgreesWithTheParserOnEveryTruncationAndCorruption) {
   std::mt19937 random(16);
   std::size_t accepted = 0;
   std::size_t checked = 0;
-  for (int round = 0; round < 3000; ++round) {
+  std::size_t tunnels = 0;
+  for (int round = 0; round < 4000; ++round) {
     Frame frame = random_frame(random);
-    // Corrupt up to three bytes among the headers (EtherType, TPID, IP version, lengths, ...).
+    // Corrupt up to three bytes among the headers (EtherType, TPID, IP version, lengths, VXLAN
+    // flags, the inner headers, ...).
     for (unsigned flips = random() % 4; flips > 0; --flips)
-      frame[random() % std::min<std::size_t>(frame.size(), 70)] =
+      frame[random() % std::min<std::size_t>(frame.size(), 120)] =
           static_cast<std::uint8_t>(random());
     for (std::size_t size = 0; size <= frame.size(); ++size) {
       const ByteSpan bytes(frame.data(), size);
@@ -65,6 +84,7 @@ TEST(FrameFields, FastPathAgreesWithTheParserOnEveryTruncationAndCorruption) {
       ++checked;
       if (!fields_from_frame(bytes, fast)) continue;
       ++accepted;
+      tunnels += fast.tunnel ? 1 : 0;
       ASSERT_EQ(fast, parsed(bytes)) << "round " << round << ", " << size << " bytes";
     }
   }
@@ -72,6 +92,7 @@ TEST(FrameFields, FastPathAgreesWithTheParserOnEveryTruncationAndCorruption) {
   // a good part of them does, and some (corrupted or cut) do not.
   EXPECT_GT(accepted, checked / 4);
   EXPECT_LT(accepted, checked);
+  EXPECT_GT(tunnels, accepted / 20);  // VXLAN frames and their inner headers are among them
 }
 
 // What the l34 hash path reads for the classifier (flow/l34_fields.hpp) against the parser's outer
@@ -144,7 +165,7 @@ TEST(FrameFields, TheHashPathsFieldsAgreeWithTheParserOnEveryFrameItTakes) {
   EXPECT_GT(taken, checked / 6);  // every prefix counts: the short ones are never taken
 }
 
-TEST(FrameFields, FastPathLeavesTunnelsQinQAndExtensionHeadersToTheParser) {
+TEST(FrameFields, FastPathReadsVxlanAndLeavesGreQinQAndExtensionHeadersToTheParser) {
   using namespace flow::test;
   FrameFields fields;
   const Frame vxlan = FrameBuilder()
@@ -153,11 +174,26 @@ TEST(FrameFields, FastPathLeavesTunnelsQinQAndExtensionHeadersToTheParser) {
                           .udp(1, flow::kUdpPortVxlan)
                           .vxlan(1)
                           .ethernet(kMacA, kMacB)
+                          .vlan(flow::kEtherTypeVlan, 5 << 13 | 7)
                           .ipv4(kIpv4B, kIpv4A)
-                          .tcp(1, 2)
+                          .tcp(1, 4420)
                           .build();
-  EXPECT_FALSE(fields_from_frame(ByteSpan(vxlan), fields));
-  EXPECT_TRUE(parsed(ByteSpan(vxlan)).tunnel);
+  ASSERT_TRUE(fields_from_frame(ByteSpan(vxlan), fields));
+  EXPECT_TRUE(fields.tunnel);
+  EXPECT_EQ(fields.outer.dst_port, flow::kUdpPortVxlan);
+  EXPECT_EQ(fields.inner.pcp, 5);
+  EXPECT_EQ(fields.inner.protocol, flow::kIpProtoTcp);
+  EXPECT_EQ(fields.inner.dst_port, 4420);
+  EXPECT_EQ(fields, parsed(ByteSpan(vxlan)));
+  const Frame gre = FrameBuilder()
+                        .ethernet(kMacB, kMacA)
+                        .ipv4(kIpv4A, kIpv4B)
+                        .gre()
+                        .ipv4(kIpv4B, kIpv4A)
+                        .tcp(1, 2)
+                        .build();
+  EXPECT_FALSE(fields_from_frame(ByteSpan(gre), fields));
+  EXPECT_TRUE(parsed(ByteSpan(gre)).tunnel);
   const Frame qinq = FrameBuilder()
                          .ethernet(kMacB, kMacA)
                          .vlan(flow::kEtherTypeQinQ, 1)

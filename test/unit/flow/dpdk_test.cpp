@@ -9,6 +9,7 @@
 
 #include "flow/dpdk/mbuf_hash.hpp"
 #include "flow/flow_hash.hpp"
+#include "flow/l34_fast_path.hpp"
 #include "flow/parser.hpp"
 #include "frame_builder.hpp"
 
@@ -218,6 +219,37 @@ TEST(MbufHash, MixedBurstsHashAsTheParserDoes) {
         const ByteSpan frame(mbufs[i].data.data(), mbufs[i].mbuf.data_len);
         ASSERT_EQ(hashes[i], FlowHasher(HashPolicy::l34).hash_frame(frame))
             << to_string(policy) << " packet " << i << " of " << count;
+      }
+      // With a lane visitor (the classifier's way in): the same hashes, and every packet shown
+      // once, in order, as its first segment; taken only where the l34 fast path takes it.
+      std::vector<std::uint32_t> visited_hashes(count);
+      std::vector<std::pair<ByteSpan, bool>> seen;
+      const auto record = [](void* context, const L34Lanes& lanes) {
+        auto& out = *static_cast<std::vector<std::pair<ByteSpan, bool>>*>(context);
+        EXPECT_EQ(lanes.start, out.size());
+        EXPECT_LE(lanes.count, kL34Lanes);
+        for (unsigned i = 0; i < lanes.count; ++i)
+          out.emplace_back(lanes.frames[i], (lanes.taken >> i & 1) != 0);
+        EXPECT_EQ(lanes.taken >> lanes.count, 0u);
+      };
+      dpdk::mbuf_hash_burst(hasher, pointers.data(), count, visited_hashes.data(),
+                            LaneVisitor{record, &seen});
+      EXPECT_EQ(visited_hashes, hashes);
+      ASSERT_EQ(seen.size(), count);
+      std::size_t taken = 0;
+      for (std::uint16_t i = 0; i < count; ++i) {
+        EXPECT_EQ(seen[i].first.data(), mbufs[i].data.data());
+        EXPECT_EQ(seen[i].first.size(), mbufs[i].mbuf.data_len);
+        std::uint32_t hash = 0;
+        if (seen[i].second) {
+          EXPECT_TRUE(try_hash_l34(seen[i].first, hash)) << "packet " << i;
+        }
+        taken += seen[i].second ? 1 : 0;
+      }
+      if (policy == HashPolicy::l34 && count >= 32) {
+        EXPECT_GT(taken, 0u);
+      } else if (policy != HashPolicy::l34) {
+        EXPECT_EQ(taken, 0u);  // another policy: the visitor reads every frame itself
       }
     }
   }
