@@ -36,6 +36,7 @@ struct ClassLoss {
 
 struct Outcome {
   ClassLoss critical, bulk;
+  double offered_pps = 0;         // what the injector reached (a busy host falls short)
   std::uint64_t gave_way = 0;     // bulk's class_gave_way drops on member 3
   std::uint64_t link3_drops = 0;  // member 3's queue overflowed
 };
@@ -53,7 +54,10 @@ Outcome run_half_paused(const std::string& class_list) {
   });
   rig.link(3).pause_periodically(1 * kMs, 500'000);
   rig.engine().start();
+  const std::uint64_t start = monotonic_ns();
   rig.run_at_rate(kOfferedPps, 2000 * kMs);
+  out.offered_pps =
+      static_cast<double>(rig.injected()) * 1e9 / static_cast<double>(monotonic_ns() - start);
   rig.link(3).stop_pausing();
   rig.settle();
   rig.engine().stop();
@@ -75,9 +79,9 @@ Outcome run_half_paused(const std::string& class_list) {
   EXPECT_EQ(rig.injected(), rig.received_total() + totals.dropped() + rig.link_drops());
   EXPECT_EQ(out.critical.received + out.bulk.received, rig.received_total());
   std::printf(
-      "critical: %lu of %lu (%.2f%% lost); bulk: %lu of %lu (%.2f%% lost); bulk gave way on "
-      "m3: %lu; m3's queue overflowed: %lu\n",
-      static_cast<unsigned long>(out.critical.received),
+      "offered %.0f pps; critical: %lu of %lu (%.2f%% lost); bulk: %lu of %lu (%.2f%% lost); "
+      "bulk gave way on m3: %lu; m3's queue overflowed: %lu\n",
+      out.offered_pps, static_cast<unsigned long>(out.critical.received),
       static_cast<unsigned long>(out.critical.injected), 100 * out.critical.loss(),
       static_cast<unsigned long>(out.bulk.received), static_cast<unsigned long>(out.bulk.injected),
       100 * out.bulk.loss(), static_cast<unsigned long>(out.gave_way),
@@ -85,12 +89,25 @@ Outcome run_half_paused(const std::string& class_list) {
   return out;
 }
 
+// What each class loses when member 3 (a quarter of the flows) carries 2.5 kpps of what it is
+// offered and drops the rest: ~9% at the full 16 kpps. Judged by the rate the injector reached:
+// on a busy host it falls short, and member 3 is short of less, or not at all.
+double expected_loss_on_short_member(double offered_pps) {
+  const double on_member_3 = offered_pps / 4;
+  return on_member_3 <= 2'500 ? 0.0 : (1.0 - 2'500 / on_member_3) / 4;
+}
+
 TEST(EmulatedLinks, WithoutAReservationAShortMemberDropsEveryClassAlike) {
   const Outcome out = run_half_paused("[{name: critical}, {name: bulk}]");
   EXPECT_EQ(out.gave_way, 0u);
+  const double expected = expected_loss_on_short_member(out.offered_pps);
+  if (expected < 0.03) {
+    GTEST_SKIP() << "the injector reached " << out.offered_pps << " of " << kOfferedPps
+                 << " pps (a busy host): member 3 was not short enough to show its losses";
+  }
   EXPECT_GT(out.link3_drops, 0u);
-  // Member 3 loses about 3/8 of what it is offered, a quarter of the flows: ~9% of each class.
-  EXPECT_GT(out.critical.loss(), 0.03) << "member 3 was not short";
+  EXPECT_GT(out.critical.loss(), expected / 2) << "member 3 was not short";
+  EXPECT_GT(out.bulk.loss(), expected / 2);
 }
 
 TEST(EmulatedLinks, AReservedShareKeepsTheCriticalClassWholeOnAShortMember) {

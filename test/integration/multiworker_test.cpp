@@ -461,29 +461,46 @@ TEST_P(MultiWorker, ARateCapIsSplitBetweenWorkersByWhatEachBrings) {
   rig.inject_in_order(order);
   std::uint64_t bulk_received = 0;
   rig.observe([&](const Stamp& stamp, int) { bulk_received += stamp.flow >= kCapped ? 1 : 0; });
+  const auto bulk_among = [&order](std::uint64_t from, std::uint64_t to) {
+    std::uint64_t bulk = 0;
+    for (std::uint64_t i = from; i < to; ++i)
+      bulk += order[i % order.size()] >= kCapped ? 1 : 0;
+    return bulk;
+  };
   rig.engine().start();
   rig.run_at_rate(8'000, 300 * kMs);  // the split settles on what each worker brings
   const std::uint64_t before = bulk_received;
+  const std::uint64_t injected_before = rig.injected();
   const std::uint64_t start = monotonic_ns();
   rig.run_at_rate(8'000, 1000 * kMs);
   const double seconds = static_cast<double>(monotonic_ns() - start) / 1e9;
+  const double offered_bps =
+      static_cast<double>(bulk_among(injected_before, rig.injected())) * 64 * 8 / seconds;
   rig.settle();
   rig.engine().stop();
   const double bulk_bps = static_cast<double>(bulk_received - before) * 64 * 8 / seconds;
-  std::uint64_t bulk_injected = 0;
-  for (std::uint64_t i = 0; i < rig.injected(); ++i)
-    bulk_injected += order[i % order.size()] >= kCapped ? 1 : 0;
+  const std::uint64_t bulk_injected = bulk_among(0, rig.injected());
   const std::uint64_t capped = rig.bond().class_rate_capped()[1];
-  std::printf("%u workers: bulk passed %.2f Mbit/s under a 2 Mbit/s cap; capped %llu\n", workers,
-              bulk_bps / 1e6, static_cast<unsigned long long>(capped));
-  EXPECT_GT(bulk_bps, 1.7e6) << "the cap was split evenly, not by what each worker brings";
-  EXPECT_LT(bulk_bps, 2.3e6);
+  std::printf(
+      "%u workers: bulk offered %.2f Mbit/s, passed %.2f Mbit/s under a 2 Mbit/s cap; capped "
+      "%llu\n",
+      workers, offered_bps / 1e6, bulk_bps / 1e6, static_cast<unsigned long long>(capped));
   EXPECT_EQ(bulk_injected, bulk_received + capped);
+  EXPECT_LT(bulk_bps, 2.3e6);
   EXPECT_EQ(rig.bond().class_rate_capped()[0], 0u);
   const datapath::CounterTotals totals = rig.engine().totals();
   EXPECT_EQ(rig.injected(), rig.received_total() + totals.dropped());
   EXPECT_EQ(rig.tracker().reordered(), 0u);
   expect_balanced(rig.engine());
+  // ~3.6 Mbit/s of bulk at the full 8 kpps; an ASan build's injector brings ~2.6 on a quiet
+  // host, and a busy host's less. Over ~2.1 an even split passes 1.2-1.5 of the 2 (worker 0 held
+  // to its third or quarter) and a split by what each brings ~2: below that, nothing tells them
+  // apart.
+  if (offered_bps < 2.1e6) {
+    GTEST_SKIP() << "the injector brought " << offered_bps / 1e6
+                 << " Mbit/s of bulk (a busy host): too little over the cap to judge its split";
+  }
+  EXPECT_GT(bulk_bps, 1.7e6) << "the cap was split evenly, not by what each worker brings";
 }
 
 }  // namespace
