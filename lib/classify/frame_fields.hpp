@@ -2,9 +2,10 @@
 // tunnel, the inner ones. Two ways to get them: from a FlowKey the hash path already parsed
 // (fields_from_key), or straight from the frame for the common shapes (fields_from_frame: one
 // VLAN tag at most, IPv4 without options or IPv6 without extension headers, TCP or UDP, RoCEv2,
-// and VXLAN carrying such a frame), which needs no FlowKey. Both give the same fields for every frame the second accepts (a unit
-// test and the fuzz target check it). A field that is absent holds its kNo* value: every value a
-// table is indexed by is in range, so the classifier needs no branch per field.
+// and VXLAN carrying such a frame), which needs no FlowKey. Both give the same fields for every
+// frame the second accepts (a unit test and the fuzz target check it). A field that is absent holds
+// its kNo* value: every value a table is indexed by is in range, so the classifier needs no branch
+// per field.
 #pragma once
 
 #include <cstdint>

@@ -56,6 +56,7 @@ inline void l34_fields(ByteSpan frame, L34Fields& out) {
   }
 }
 
+// The same by value, for tests and one-off callers (the workers' pass uses the form above).
 inline L34Fields l34_fields(ByteSpan frame) {
   L34Fields out;
   l34_fields(frame, out);
