@@ -64,8 +64,9 @@ RejectReason parse(const std::vector<std::uint8_t>& frame,
 }
 
 MacAddress mac_at(const std::vector<std::uint8_t>& frame, std::size_t offset) {
-  MacAddress mac;
-  std::copy_n(frame.begin() + static_cast<long>(offset), mac.size(), mac.begin());
+  MacAddress mac{};
+  for (std::size_t i = 0; i < mac.size(); ++i)
+    mac[i] = frame.at(offset + i);
   return mac;
 }
 

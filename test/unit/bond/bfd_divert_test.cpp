@@ -43,6 +43,13 @@ std::vector<std::uint8_t> frame(std::uint64_t destination, std::uint16_t port, b
   return f;
 }
 
+// `f` with byte `index` set to `value` (bounds-checked).
+std::vector<std::uint8_t> with_byte(std::vector<std::uint8_t> f, std::size_t index,
+                                    std::uint8_t value) {
+  f.at(index) = value;
+  return f;
+}
+
 bool diverted(const std::vector<std::uint8_t>& f, const BfdDivertRule& rule) {
   return is_bfd_frame(f.data(), f.size(), rule, kMemberMac);
 }
@@ -82,8 +89,8 @@ TEST(BfdDivert, NothingWhileOffOrBeforeTheMemberHasAMacOrWhenTooShort) {
 TEST(BfdPolicer, APeersPacketsHaveALimitOfTheirOwn) {
   BfdPolicer policer(1'000'000'000);
   std::vector<std::uint8_t> peer = frame(kMemberMac, 3784);
-  std::vector<std::uint8_t> other = peer;
-  other[11] = 0x99;
+  // Another sender: the peer's frame from a different source MAC.
+  const std::vector<std::uint8_t> other = with_byte(peer, 11, 0x99);
   const std::uint64_t peer_key = mac_key(peer.data() + 6);
   unsigned admitted = 0;
   for (int i = 0; i < 1000; ++i)

@@ -103,7 +103,7 @@ TEST(PfcStorm, APauseThatNeverEndsIsDeclaredWithinDetectPlusOneSample) {
       queue.run(pause_ms, false);
       queue.run(pause_ms + 2000, true);
       ASSERT_EQ(queue.began().size(), 1u) << detect_ms << " " << offset;
-      const std::uint64_t after = queue.began()[0] - pause_ms;
+      const std::uint64_t after = queue.began().at(0) - pause_ms;
       EXPECT_GE(after, detect_ms) << offset;
       // Samples come every kPeriodMs: a detect time between two is rounded up to the next.
       const std::uint64_t detect_samples_ms = (detect_ms + kPeriodMs - 1) / kPeriodMs * kPeriodMs;
@@ -170,7 +170,7 @@ TEST(PfcStorm, TheStormEndsRestoreAfterThePausesStop) {
     queue.run(stop_ms, true);
     queue.run(stop_ms + 1000, false);
     ASSERT_EQ(queue.ended().size(), 1u) << offset;
-    const std::uint64_t after = queue.ended()[0] - stop_ms;
+    const std::uint64_t after = queue.ended().at(0) - stop_ms;
     EXPECT_GE(after, 200u) << offset;
     EXPECT_LE(after, 200u + kPeriodMs) << offset;
     EXPECT_FALSE(queue.detector_.storming());
