@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "bond/member_service.hpp"
 #include "classify/class_spec.hpp"
 #include "config/bfd_config.hpp"
 #include "config/lldp_settings.hpp"
@@ -98,6 +99,9 @@ struct LacpSettings {
   // A member whose partner never speaks LACP is used individually, while the far end shows
   // signs of life and no LACPDU was heard for 90 s (doc/lacp.md "Fallback"). Off, as in OVS.
   bool fallback = false;
+  // Which member verdicts the partner is told about, and how long a withdrawal waits for it
+  // (lacp.withdraw; doc/health.md "Both ends").
+  bond::WithdrawPolicy withdraw;
 };
 
 // Where a bond's congestion feedback comes from (drivers/congestion, doc/scheduler.md).

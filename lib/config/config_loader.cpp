@@ -11,6 +11,7 @@
 #include "config/config_file.hpp"
 #include "config/config_validate.hpp"
 #include "config/file_prefix.hpp"
+#include "config/lacp_loader.hpp"
 #include "config/lldp_loader.hpp"
 #include "config/yaml_reader.hpp"
 #include "flow/hash_policy.hpp"
@@ -151,34 +152,6 @@ Choice read_choice(const YamlReader& in, const YAML::Node& node, const std::stri
   }
   in.fail(node[key], where + "." + key,
           "unknown " + key + " \"" + text + "\" (known: " + known + ")");
-}
-
-void read_lacp(const YamlReader& in, const YAML::Node& node, const std::string& where,
-               LacpSettings& lacp) {
-  in.expect_map(node, where,
-                {"rate", "activity", "system_priority", "port_priority", "key", "aggregate_wait_ms",
-                 "fallback"});
-  const std::string rate = in.get_string(node, "rate", where, "fast");
-  if (rate != "fast" && rate != "slow") {
-    in.fail(node["rate"], where + ".rate", "expected fast or slow, got \"" + rate + "\"");
-  }
-  lacp.fast = rate == "fast";
-  const std::string activity = in.get_string(node, "activity", where, "active");
-  if (activity != "active" && activity != "passive") {
-    in.fail(node["activity"], where + ".activity",
-            "expected active or passive, got \"" + activity + "\"");
-  }
-  lacp.active = activity == "active";
-  lacp.system_priority =
-      static_cast<std::uint16_t>(in.get_uint(node, "system_priority", where, 0, 65535, 32768));
-  lacp.port_priority =
-      static_cast<std::uint16_t>(in.get_uint(node, "port_priority", where, 0, 65535, 255));
-  if (const YAML::Node key = node["key"]; key.IsDefined() && key.Scalar() != "auto") {
-    lacp.key = static_cast<std::uint16_t>(in.get_uint(node, "key", where, 1, 65535, 1));
-  }
-  lacp.aggregate_wait_ms =
-      static_cast<std::uint32_t>(in.get_uint(node, "aggregate_wait_ms", where, 0, 60000, 2000));
-  lacp.fallback = in.get_bool(node, "fallback", where, false);
 }
 
 std::vector<std::uint32_t> read_uint_list(const YamlReader& in, const YAML::Node& node,

@@ -42,10 +42,12 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  // start(): start the bonds' control work (first time) and launch the workers. stop(): stop
-  // the workers (they drain their TX buffers first), say goodbye to every LACP partner (an
-  // out-of-sync LACPDU on each member, so partners stop sending to links that stay up), and stop
-  // the ports; a start() after it starts them again.
+  // start(): start the bonds' control work (first time) and launch the workers. stop(): tell
+  // every LACP partner to stop sending (each bond withdraws its members) and keep forwarding
+  // until each has (or its patience ran out), so nothing inbound is lost; then stop the workers
+  // (they drain their TX buffers first), say goodbye where a partner may still think us in
+  // sync, and stop the ports; a start() after it starts them again. Call it from the thread
+  // that runs the protocol loop's work (it polls the bonds while it waits).
   void start();
   void stop();
   // The console's stop/start: workers keep polling, so LACP keeps every frame it needs on every
@@ -104,6 +106,8 @@ class Engine {
 
   void build();
   void release();
+  // stop(), step one: every bond withdraws its members and is polled until its partners left.
+  void leave_partners();
   void start_ports();
   void check_worker_lcores() const;
   // Until every worker's forwarding_seen is `forwarding` (at most kWorkerAckPatienceNs).

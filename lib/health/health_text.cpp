@@ -11,15 +11,9 @@ namespace {
 
 // Indexed by the enums' values, in their order (member_health.hpp).
 constexpr std::array<const char*, 4> kStateNames = {"healthy", "degraded", "down", "suppressed"};
-constexpr std::array<const char*, 8> kReasonNames = {
-    "none",
-    "carrier_down",
-    "bfd_down",
-    "up_delay_pending",
-    "lacp_not_usable",
-    "flap_suppressed",
-    "error_rate",
-    "pfc_storm",
+constexpr std::array<const char*, 7> kReasonNames = {
+    "none",       "carrier_down", "bfd_down", "up_delay_pending", "flap_suppressed",
+    "error_rate", "pfc_storm",
 };
 constexpr std::array<const char*, 3> kBfdNames = {"not_configured", "down", "up"};
 
@@ -57,7 +51,6 @@ std::string describe(Reason reason, const Evidence& evidence, std::uint64_t time
     case Reason::kNone:
     case Reason::kCarrierDown:
     case Reason::kBfdDown:
-    case Reason::kLacpNotUsable:
     case Reason::kPfcStorm:
       break;
   }

@@ -131,9 +131,6 @@ void MemberHealth::classify(std::uint64_t now_ns, State& state, Reason& reason,
       reason = Reason::kUpDelayPending;
       evidence.until_ns = link_.pending_until_ns().value_or(now_ns);
     }
-  } else if (!inputs_.lacp_usable) {
-    state = State::kDown;
-    reason = Reason::kLacpNotUsable;
   } else if (inputs_.pfc_storm) {
     state = State::kDown;
     reason = Reason::kPfcStorm;

@@ -1,5 +1,7 @@
-// The health of one bond member, from everything the control thread knows about it: carrier,
-// LACP, BFD (optional), the error-rate signals, up/down delay and flap dampening. Pure: the caller
+// The health of one bond member, from everything the control thread knows about its link:
+// carrier, BFD (optional), the error-rate signals, up/down delay and flap dampening. LACP is not
+// the member's health: whether the partner lets it carry traffic is the member's service state
+// (lib/bond/member_service.hpp), which takes this model as one of its inputs. Pure: the caller
 // passes what it read and the time, and calls again at next_deadline_ns() so that delays and
 // suppression end on time. Worker liveness is not a member's health (the engine watches it).
 //
@@ -7,8 +9,8 @@
 //   suppressed  flap dampening holds the member out, whatever its link does meanwhile (a link
 //               flapping every 2 s would otherwise log down/suppressed twice a cycle)
 //   down        carrier_down, bfd_down (after down_delay), up_delay_pending (the link is up and
-//               waiting for up_delay), lacp_not_usable (LACP not collecting and distributing),
-//               pfc_storm (the PFC storm watchdog holds it out until the pauses stop)
+//               waiting for up_delay), pfc_storm (the PFC storm watchdog holds it out until the
+//               pauses stop)
 //   degraded    error_rate: a judged signal's rate is above its degrade threshold; the signal
 //               that degraded first is the evidence
 //   healthy
@@ -36,7 +38,6 @@ enum class Reason : std::uint8_t {
   kCarrierDown,
   kBfdDown,
   kUpDelayPending,
-  kLacpNotUsable,
   kFlapSuppressed,
   kErrorRate,  // with a signal: "error_rate:crc"
   kPfcStorm,   // the PFC storm watchdog (pfc_storm.hpp): paused, and its queue does not drain
@@ -64,7 +65,6 @@ using CounterSnapshot = std::array<std::optional<CounterSample>, kSignalCount>;
 
 struct HealthInputs {
   bool carrier = false;
-  bool lacp_usable = true;  // LACP Collecting and Distributing; true for a bond without LACP
   BfdStatus bfd = BfdStatus::kNotConfigured;
   // The PFC storm watchdog's verdict (it times detection and restoration itself: no up/down
   // delay, and a storm is no flap).

@@ -6,14 +6,13 @@
 namespace braid::health {
 namespace {
 
-constexpr double kCredit = 1.0;    // packets sent ahead that count against a later silence
-constexpr double kInFlight = 1.0;  // owed packets that are late, not missed
+constexpr double kCredit = 1.0;  // packets sent ahead that count against a later silence
 
 }  // namespace
 
 CounterSample PeriodicExpectation::sample(std::uint64_t now_ns,
                                           std::optional<std::uint64_t> period_ns,
-                                          std::uint64_t received) {
+                                          std::uint64_t received, double in_flight) {
   if (!started_) {
     started_ = true;
   } else {
@@ -24,8 +23,8 @@ CounterSample PeriodicExpectation::sample(std::uint64_t now_ns,
       const double owed = static_cast<double>(now_ns - last_ns_) / static_cast<double>(*period_ns);
       owed_total_ += owed;
       balance_ = std::max(balance_ + owed - static_cast<double>(arrived), -kCredit);
-      if (balance_ >= kInFlight + 1) {
-        const double missed = std::floor(balance_ - kInFlight);
+      if (balance_ >= in_flight + 1) {
+        const double missed = std::floor(balance_ - in_flight);
         missed_ += static_cast<std::uint64_t>(missed);
         balance_ -= missed;
       }

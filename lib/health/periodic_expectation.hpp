@@ -29,9 +29,13 @@ class PeriodicExpectation {
  public:
   // `period_ns`: how often the peer sends now; nullopt while it owes nothing (link down, no
   // partner, both ends Passive; a BFD session not Up). `received`: its packets received so far
-  // (monotonic; a count that goes back was reset and becomes the new baseline).
+  // (monotonic; a count that goes back was reset and becomes the new baseline). `in_flight`:
+  // owed packets that are late rather than missed (one by default); a protocol whose own
+  // detection takes the peer down after N missing packets passes N, so that the silence just
+  // before a detection is the detection's (the member goes down for it) and not also an error
+  // rate that outlives it, while a steady loss still adds up.
   CounterSample sample(std::uint64_t now_ns, std::optional<std::uint64_t> period_ns,
-                       std::uint64_t received);
+                       std::uint64_t received, double in_flight = 1.0);
 
  private:
   bool started_ = false;

@@ -22,6 +22,10 @@ std::optional<Signal> signal_from_string(std::string_view name) {
   return std::nullopt;
 }
 
+bool on_receive_side(Signal signal) {
+  return signal != Signal::kRoceRetransmit;
+}
+
 SignalSettings default_signal_settings(Signal signal) {
   SignalSettings settings;  // crc, symbol, fec_uncorrected, rx_errors: 100 / 10 ppm
   switch (signal) {

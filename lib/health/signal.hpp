@@ -38,6 +38,12 @@ inline constexpr std::size_t kSignalCount = 9;
 const char* to_string(Signal signal);
 std::optional<Signal> signal_from_string(std::string_view name);
 
+// Whether a signal's evidence is about what the member receives: frames the partner sent that
+// arrived damaged or not at all (crc, symbol, fec_*, rx_errors, discards, lacpdu_missed,
+// bfd_missed). Moving braid's own transmit off such a member leaves the failing direction as it
+// is; only the partner can move it (lib/bond/member_service.hpp). roce_retransmit is both ways.
+bool on_receive_side(Signal signal);
+
 // One signal's judge: degrade above degrade_ppm, recover once the rate stayed below recover_ppm
 // for recover_hold_ns (hysteresis; error_rate.hpp says exactly how).
 struct SignalSettings {

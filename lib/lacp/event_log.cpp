@@ -22,6 +22,8 @@ const char* to_string(Machine machine) {
       return "partner_churn";
     case Machine::kFallback:
       return "fallback";
+    case Machine::kWithdrawal:
+      return "withdrawal";
     case Machine::kSystem:
       return "system";
   }

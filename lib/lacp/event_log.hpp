@@ -20,7 +20,8 @@ enum class Machine : std::uint8_t {
   kMux,
   kActorChurn,
   kPartnerChurn,
-  kFallback,  // fallback allowed / engaged / blocked (config.hpp)
+  kFallback,    // fallback allowed / engaged / blocked (config.hpp)
+  kWithdrawal,  // withdrawn by the bond / released by the partner / in service (withdrawal.hpp)
   kSystem,
 };
 const char* to_string(Machine machine);

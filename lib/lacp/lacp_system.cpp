@@ -113,7 +113,14 @@ void LacpSystem::handle_lacpdu(std::size_t index, const Lacpdu& pdu,
       other.port_moved = true;
     }
   }
-  if (!receive_lacpdu(port, pdu, context)) ++port.counters.lacpdu_rx_ignored;
+  if (!receive_lacpdu(port, pdu, context)) {
+    ++port.counters.lacpdu_rx_ignored;
+    return;
+  }
+  const char* before = port.withdrawal.state_name();
+  if (port.withdrawal.heard(pdu.actor.state, context.now_ns)) {
+    context.transition(port, Machine::kWithdrawal, before, port.withdrawal.state_name());
+  }
 }
 
 void LacpSystem::handle_marker(std::size_t index, const MarkerPdu& marker, std::uint64_t now_ns) {
@@ -195,6 +202,26 @@ void LacpSystem::set_key(std::size_t index, std::optional<std::uint16_t> key,
   ports_.at(index).config.key = key;
   admin_changed(ports_[index], true);
   run(now_ns);
+}
+
+void LacpSystem::set_withdrawn(std::size_t index, bool withdrawn, std::uint64_t now_ns) {
+  Port& port = ports_.at(index);
+  if (port.withdrawal.active == withdrawn) return;
+  const char* before = port.withdrawal.state_name();
+  if (withdrawn) {
+    port.withdrawal.begin(now_ns);
+  } else {
+    port.withdrawal.end();
+  }
+  const MachineContext context{now_ns, log_};
+  context.transition(port, Machine::kWithdrawal, before, port.withdrawal.state_name());
+  run(now_ns);  // Selection, then the Mux machine and its NTT (6.4.14, 6.4.15)
+}
+
+std::optional<std::uint64_t> LacpSystem::withdrawn_since_ns(std::size_t index) const {
+  const Withdrawal& withdrawal = ports_.at(index).withdrawal;
+  if (!withdrawal.active) return std::nullopt;
+  return withdrawal.since_ns;
 }
 
 void LacpSystem::admin_changed(Port& port, bool key_may_change) {
@@ -347,6 +374,8 @@ SystemSnapshot LacpSystem::snapshot() const {
     snap.partner_churn = port.partner_churn;
     snap.fallback = to_string(port.fallback);
     snap.lacpdu_heard_ns = port.lacpdu_heard_ns;
+    snap.withdrawn = port.withdrawal.active;
+    snap.partner_released_ns = port.withdrawal.partner_released_ns;
     snap.counters = port.counters;
     out.ports.push_back(snap);
   }

@@ -6,7 +6,8 @@
 //   on_link()   whenever a member's link state, speed or duplex changes;
 //   on_frame()  for every Slow Protocols frame (ethertype 0x8809) received on a member;
 //   tick()      from the control thread's timer, every 10-100 ms (or at next_deadline_ns());
-//   set_*()     for admin changes at run time.
+//   set_*()     for admin changes at run time;
+//   set_withdrawn() to take a member out of the partner's distribution and back (drains).
 // Frames to send come out synchronously through the TxFunction given at construction, called
 // from inside those calls (never re-enter the LacpSystem from it); it returns whether the port
 // took the frame, and a LACPDU that was not taken is sent again (NTT stays set). After each call
@@ -66,6 +67,24 @@ class LacpSystem {
   void set_activity(std::size_t port, LacpActivity activity, std::uint64_t now_ns);
   // nullopt: derive the key from the link speed again.
   void set_key(std::size_t port, std::optional<std::uint16_t> key, std::uint64_t now_ns);
+
+  // Withdrawal (withdrawal.hpp): asks the partner to stop sending to the port while the link
+  // stays up and LACP runs on. The port goes STANDBY in its aggregator (6.4.14) and DETACHED
+  // (6.4.15): collecting() and distributing() go false and a LACPDU saying out of sync goes out
+  // inside this call. Cleared, the port is SELECTED again and attaches once the
+  // wait_while_timer started at the withdrawal has run out. The flag survives link changes; the
+  // same value twice is a no-op.
+  void set_withdrawn(std::size_t port, bool withdrawn, std::uint64_t now_ns);
+  bool withdrawn(std::size_t port) const { return ports_.at(port).withdrawal.active; }
+  // While withdrawn: when the withdrawal began.
+  std::optional<std::uint64_t> withdrawn_since_ns(std::size_t port) const;
+  // While withdrawn: when the first LACPDU arrived whose actor state said the partner no longer
+  // distributes to us (Synchronization or Distributing clear), the acknowledgement a drain waits
+  // for. nullopt before that, and while not withdrawn. A port with no LACP partner (DEFAULTED,
+  // fallback) never hears one: the bond needs a deadline of its own.
+  std::optional<std::uint64_t> partner_released_ns(std::size_t port) const {
+    return ports_.at(port).withdrawal.partner_released_ns;
+  }
 
   bool collecting(std::size_t port) const { return ports_.at(port).collecting; }
   bool distributing(std::size_t port) const { return ports_.at(port).distributing; }

@@ -10,6 +10,7 @@
 #include "lacp/event_log.hpp"
 #include "lacp/timer.hpp"
 #include "lacp/types.hpp"
+#include "lacp/withdrawal.hpp"
 
 namespace braid::lacp {
 
@@ -76,6 +77,9 @@ struct Port {
   bool attached = false;           // Attach_Mux_To_Aggregator done
   bool collecting = false;         // Enable_Collecting done: the bond may accept frames
   bool distributing = false;       // Enable_Distributing done: the bond may send frames
+  // The bond's decision to take the port out of its partner's distribution while LACP runs on
+  // (withdrawal.hpp); it survives link changes.
+  Withdrawal withdrawal;
 
   // 6.4.10 timers.
   Timer current_while_timer;

@@ -81,7 +81,8 @@ int SelectionLogic::choose_active(const std::vector<Port>& ports,
   std::vector<AggregatorScore> scores(ports.size());
   for (const Port& port : ports) {
     // A port that is UNSELECTED but not yet detached still counts for its aggregator, so that a
-    // member re-selecting (new partner info) does not flip the active aggregator back and forth.
+    // member re-selecting (new partner info) does not flip the active aggregator back and forth;
+    // so does a withdrawn port, which is out of service only for a while.
     if (port.aggregator == kNoAggregator || !port.port_enabled) continue;
     AggregatorScore& score = scores[static_cast<std::size_t>(port.aggregator)];
     score.partnered = score.partnered || port.partnered();
@@ -128,7 +129,9 @@ bool SelectionLogic::apply(std::vector<Port>& ports, const SystemConfig& system,
           !port.partnered() || std::tie(port.actor.system_priority, port.actor.system) <=
                                    std::tie(port.partner.system_priority, port.partner.system);
       const PortInfo& info = we_decide ? port.actor : port.partner;
-      return std::make_tuple(!port.port_enabled, info.port_priority, info.port_number);
+      // A withdrawn port cannot use its place: it goes to a standby port, as a failed one's does.
+      return std::make_tuple(!port.port_enabled || port.withdrawal.active, info.port_priority,
+                             info.port_number);
     };
     std::stable_sort(active_members.begin(), active_members.end(),
                      [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
@@ -138,7 +141,10 @@ bool SelectionLogic::apply(std::vector<Port>& ports, const SystemConfig& system,
     Port& port = ports[index];
     if (!member(port)) continue;
     Selected wanted = Selected::kStandby;
-    if (port.aggregator == active_) {
+    // A withdrawn port keeps its aggregator and waits STANDBY, like a port over
+    // max_active_ports: DETACHED tells the partner it is out of sync (6.4.15) while LACPDUs keep
+    // flowing, and SELECTED brings it back without a new selection.
+    if (port.aggregator == active_ && !port.withdrawal.active) {
       const auto position = static_cast<std::size_t>(
           std::find(active_members.begin(), active_members.end(), index) - active_members.begin());
       if (system.max_active_ports == 0 || position < system.max_active_ports) {

@@ -6,7 +6,8 @@
 // braid's bond is one logical link, so exactly one aggregator is active: its ports are SELECTED,
 // ports of every other aggregator are STANDBY (they wait, out of sync, so the partner does not
 // send to them either). SystemConfig::aggregator_select chooses the active one, preferring
-// aggregators that have a real LACP partner over defaulted (fallback) ones.
+// aggregators that have a real LACP partner over defaulted (fallback) ones. A port the bond
+// withdrew (withdrawal.hpp) is STANDBY in its own aggregator, and still counts for it.
 #pragma once
 
 #include <vector>

@@ -25,13 +25,17 @@ std::string format_snapshot(const SystemSnapshot& snapshot) {
   out += text;
   for (const PortSnapshot& port : snapshot.ports) {
     const bool shows_fallback = std::strcmp(port.fallback, "off") != 0;
+    const char* withdrawal = "";
+    if (port.withdrawn) {
+      withdrawal = port.partner_released_ns ? " withdrawn, partner released" : " withdrawn";
+    }
     std::snprintf(text, sizeof text,
-                  "  port %u %s link %s %u Mb/s agg %d %s rx %s periodic %s mux %s%s%s%s%s\n",
+                  "  port %u %s link %s %u Mb/s agg %d %s rx %s periodic %s mux %s%s%s%s%s%s\n",
                   port.port_number, mac_string(port.port_mac).c_str(), port.link_up ? "up" : "down",
                   port.speed_mbps, port.aggregator, port.selected, port.receive_state,
                   port.periodic_state, port.mux_state, port.actor_churn ? " ACTOR_CHURN" : "",
                   port.partner_churn ? " PARTNER_CHURN" : "", shows_fallback ? " fallback " : "",
-                  shows_fallback ? port.fallback : "");
+                  shows_fallback ? port.fallback : "", withdrawal);
     out += text;
     out += info_line("actor", port.actor);
     out += info_line("partner", port.partner);

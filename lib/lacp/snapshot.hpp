@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct PortSnapshot {
   bool partner_churn = false;
   const char* fallback = "off";       // FallbackState (port.hpp)
   std::uint64_t lacpdu_heard_ns = 0;  // last LACPDU of any kind; 0: never
+  bool withdrawn = false;             // LacpSystem::set_withdrawn
+  // While withdrawn, when the partner said it stopped distributing to us (withdrawal.hpp).
+  std::optional<std::uint64_t> partner_released_ns;
   PortCounters counters;
 };
 

@@ -355,7 +355,8 @@ def test_show_lacp_detail_counts_every_reject_reason(running):
 def test_show_health(running):
     """Every member's health with its reason and signals; net_null has no error counters but
     ierrors/imissed, so crc and the others are unavailable; the LACP bond without a partner is
-    down for lacp_not_usable; metrics and show bond agree."""
+    healthy (health is the link's) but carries nothing: its service says lacp_not_distributing,
+    and its partner is not withdrawn; metrics and show bond agree."""
     uplink = ctl_json(running, "show", "health", "uplink")["uplink"]
     members = {m["member"]: m for m in uplink["members"]}
     assert set(members) == {"m0", "m1"}, uplink
@@ -366,17 +367,25 @@ def test_show_health(running):
     assert signals[("m0", "crc")]["verdict"] == "unavailable", signals
     assert signals[("m0", "crc")]["rate_ppm"] == "unavailable", signals
     lag = ctl_json(running, "show", "health", "lag")["lag"]
-    assert {m["reason"] for m in lag["members"]} == {"lacp_not_usable"}, lag
-    assert {m["health"] for m in ctl_json(running, "show", "bond", "lag")["lag"]["members"]} == {
-        "down (lacp_not_usable)"}
+    assert {m["state"] for m in lag["members"]} == {"healthy"}, lag
+    assert {(m["transmit_permille"], m["transmit"], m["partner"]) for m in lag["service"]} == {
+        (0, "lacp_not_distributing", "in_sync")}, lag
+    bond = ctl_json(running, "show", "bond", "lag")["lag"]
+    assert {m["health"] for m in bond["members"]} == {"healthy"}, bond
+    assert {m["transmit"] for m in bond["service"]} == {"lacp_not_distributing"}, bond
     out = ctl(running, "show", "health").stdout
     assert re.search(r"^\s*m0\s+healthy\s+", out, re.M), out
     text = urllib.request.urlopen(
         f"http://127.0.0.1:{running['metrics_port']}/metrics", timeout=10).read().decode()
     assert re.search(r'^braid_member_health_state\{bond="uplink",member="m0",state="healthy"\} 1$',
                      text, re.M), text
-    assert re.search(r'^braid_member_health_state\{bond="lag",member="l0",state="down"\} 1$',
+    assert re.search(r'^braid_member_health_state\{bond="lag",member="l0",state="healthy"\} 1$',
                      text, re.M), text
+    assert re.search(r'^braid_member_transmit_weight_permille\{bond="lag",member="l0"\} 0$',
+                     text, re.M), text
+    assert re.search(
+        r'^braid_member_partner_withdrawn\{bond="lag",member="l0",reason="none"\} 0$', text,
+        re.M), text
     assert re.search(r'^braid_member_health_weight_permille\{bond="uplink",member="m1"\} 1000$',
                      text, re.M), text
     assert re.search(r'^braid_member_flaps_total\{bond="uplink",member="m0"\} 0$', text, re.M)

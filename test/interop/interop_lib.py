@@ -1,6 +1,7 @@
 """The interop rig: braid's LACP bond (members m0, m1 on net_af_packet over veths gw0, gw1) against
-a partner (OVS or testpmd, partners.py) bonding the far ends sw0, sw1 in a namespace, traffic
-sent and received by the test at both ends, taps on both ends of every member link.
+a partner (OVS or testpmd, partners.py, or another braid, BraidPartner) bonding the far ends sw0,
+sw1 in a namespace, traffic sent and received by the test at both ends, taps on both ends of every
+member link.
 
     host namespace                                  test namespace (lab.ns)
     bx -- bh [braid: host port]  m0 gw0 ======== sw0  [partner bond]  pt -- px
@@ -66,10 +67,11 @@ metrics:
 
 
 def braid_config(socket_path, members, host_if=None, fallback=True, host_device=None,
-                 bond_extra=""):
+                 bond_extra="", member_options=""):
     """braid's config for the rig: the host port on net_af_packet over `host_if`, or on
     `host_device` (host_bond.py's net_tap), and the LACP bond over the member interfaces;
-    `bond_extra`: more keys of the bond (YAML lines, indented like `mode`)."""
+    `bond_extra`: more keys of the bond (YAML lines, indented like `mode`); `member_options`:
+    more net_af_packet devargs of the members (",qdisc_bypass=0")."""
     # A member needs a TX queue per worker plus the control thread's LACPDU queue: qpairs=2.
     # Without it braid stops at start-up with: port "m0" (net_af_packet0,iface=...): needs 2 TX
     # queues (one per worker) but the device has 1; use fewer workers: Invalid argument.
@@ -78,7 +80,8 @@ def braid_config(socket_path, members, host_if=None, fallback=True, host_device=
     # over both queue sockets, so an unpolled one would lose half of them).
     member_ports = "".join(
         f'  - {{name: {name}, device: "net_af_packet{i},iface={ifname},qpairs=2,'
-        f'{AF_PACKET_RING}"}}\n' for i, (name, ifname) in enumerate(zip(MEMBERS, members)))
+        f'{AF_PACKET_RING}{member_options}"}}\n'
+        for i, (name, ifname) in enumerate(zip(MEMBERS, members)))
     host_device = host_device or f"net_af_packet{len(members)},iface={host_if},{AF_PACKET_RING}"
     return f"""\
 ports:
@@ -164,6 +167,61 @@ class Braid:
                 for e in recent]
 
 
+class BraidPartner:
+    """Another braid as the partner (partners.py's interface): its bond over the namespace ends
+    of the members, its host port on the traffic port, in the namespace. Its members send
+    through the qdisc (qdisc_bypass=0), so that a tc filter on their egress (test_bfd.py's
+    BfdCut) can steal what it sends; `bond_extra`: more keys of its bond (BFD)."""
+
+    name = "braid"
+
+    def __init__(self, lab, directory, members, traffic, bond_extra=""):
+        self.lab, self.members = lab, members
+        directory = pathlib.Path(directory) / "partner"
+        directory.mkdir(parents=True, exist_ok=True)
+        socket_path = directory / "braid.sock"
+        config = braid_config(socket_path, members, traffic, fallback=False,
+                              bond_extra=bond_extra, member_options=",qdisc_bypass=0")
+        self.prefix = f"{lab.ns}bp"
+        self.braid = Braid(directory, config, self.prefix, socket_path, netns=lab.ns)
+
+    @property
+    def pid(self):
+        return self.braid.process.pid
+
+    def start(self):
+        self.braid.start()
+        return self
+
+    def actor_states(self):
+        """{member interface: actor state bits} from its show lacp (letter i of "ATGSCD..":
+        bit i)."""
+        ports = self.braid.lacp_ports()
+        return {ifname: sum(1 << bit for bit, letter in enumerate(ports[name]["actor_state"])
+                            if letter != ".")
+                for name, ifname in zip(MEMBERS, self.members)}
+
+    def ready(self, member):
+        """Sync, Collecting, Distributing in its LACPDUs, and distributing in its bond."""
+        name = MEMBERS[self.members.index(member)]
+        return (self.braid.lacp_ports()[name]["actor_state"][3:6] == "SCD"
+                and name in self.braid.distributing())
+
+    def spread(self):
+        """Nothing to do: braid deals its buckets over every usable member on each change."""
+
+    def kill(self):
+        self.braid.process.kill()
+        self.braid.process.wait()
+        self.braid.process = None
+
+    def close(self):
+        self.braid.stop()
+
+
+PARTNERS = {**PARTNERS, "braid": BraidPartner}
+
+
 class Rig:
     """Everything one test runs, torn down however the test ends (senders and taps, braid, the
     partner, then the namespace and the veths). `partner_name` None: no partner, and the two
@@ -178,9 +236,11 @@ class Rig:
         self.partner = None
         self.braid = None
 
-    def build(self, fallback=True, bond_extra=None):
+    def build(self, fallback=True, bond_extra=None, partner_options=None):
         """`bond_extra(rig)`, called once the veths exist: more keys of braid's bond (YAML
-        lines, see braid_config), e.g. BFD addresses that name the partner's MACs."""
+        lines, see braid_config), e.g. BFD addresses that name the partner's MACs;
+        `partner_options`: keyword arguments of the partner's class (BraidPartner's
+        bond_extra)."""
         lab = self.lab.create()
         ns = lab.ns
         self.bh, self.bx = lab.name("bh"), lab.name("bx")
@@ -207,7 +267,8 @@ class Rig:
         if self.partner_name is not None:
             self.streams["I"] = Stream("I", self.px, ns, PARTNER_SIDE_MAC, BRAID_SIDE_MAC,
                                        DATA_PPS)
-            self.partner = PARTNERS[self.partner_name](lab, self.dir, self.sw, self.pt)
+            self.partner = PARTNERS[self.partner_name](lab, self.dir, self.sw, self.pt,
+                                                       **(partner_options or {}))
             self.partner.start()
         if self.partner_name == "testpmd":
             self.streams["K"] = Stream("K", self.px, ns, PARTNER_SIDE_MAC, BRAID_SIDE_MAC,

@@ -200,8 +200,11 @@ class TestpmdPartner:
     LOG_NAME = "testpmd.log"
     PREFIX_TAG = "tp"
 
-    def __init__(self, lab, directory, members, traffic):
+    def __init__(self, lab, directory, members, traffic, member_options=""):
+        """`member_options`: more net_af_packet devargs of the members (",qdisc_bypass=0": a
+        tc filter on their egress sees what the PMD sends)."""
         self.ns, self.members, self.traffic = lab.ns, members, traffic
+        self.member_options = member_options
         self.log_path = pathlib.Path(directory) / self.LOG_NAME
         self.prefix = f"{self.ns}{self.PREFIX_TAG}"
         self.child = self.log = None
@@ -217,8 +220,8 @@ class TestpmdPartner:
     def start(self):
         argv = ["netns", "exec", self.ns, "dpdk-testpmd", self.LCORES,
                 "--no-huge", "-m", "512", "--no-pci", f"--file-prefix={self.prefix}",
-                f"--vdev=net_af_packet0,iface={self.members[0]},{TESTPMD_AF_PACKET_RING}",
-                f"--vdev=net_af_packet1,iface={self.members[1]},{TESTPMD_AF_PACKET_RING}",
+                *(f"--vdev=net_af_packet{i},iface={member},{TESTPMD_AF_PACKET_RING}"
+                  f"{self.member_options}" for i, member in enumerate(self.members)),
                 f"--vdev={self.traffic_vdev()}",
                 # DPDK 22.11 names members "slave"; l34 spreads flows (default l2: one member).
                 "--vdev=net_bonding0,mode=4,slave=net_af_packet0,slave=net_af_packet1,"

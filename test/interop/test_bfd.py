@@ -164,6 +164,14 @@ def test_ovs_bfd_session_per_member_a_dead_far_end_leaves_the_bond_and_returns(m
     assert sum(rig.braid.drops().values()) == 0, rig.braid.drops()
 
 
+def micro_bfd_bond(local, remote, interval_ms=20, mult=DETECT_MULT):
+    """braid's bfd key for micro-BFD (RFC 7130) on every member of its bond, `interval_ms` x
+    `mult` (a YAML line indented like the bond's other keys: interop_lib's bond_extra)."""
+    return (f"    bfd: {{mode: micro, local_ip: {local}, remote_ip: {remote}, "
+            f"desired_min_tx_ms: {interval_ms},\n          required_min_rx_ms: {interval_ms}, "
+            f"detect_mult: {mult}}}\n")
+
+
 def micro_bfd_braid(socket_path, members, null_name, local, remote, af_packet_options=""):
     """One end of the braid-braid rig: an LACP bond with micro-BFD (RFC 7130) on both members,
     20 ms x 3, and a host port on net_null (no traffic: BFD and LACP are what is tested)."""
@@ -179,9 +187,7 @@ ports:
     mode: lacp
     lacp: {{rate: fast}}
     lldp: off
-    bfd: {{mode: micro, local_ip: {local}, remote_ip: {remote}, desired_min_tx_ms: 20,
-          required_min_rx_ms: 20, detect_mult: 3}}
-{runtime_config(socket_path)}"""
+{micro_bfd_bond(local, remote)}{runtime_config(socket_path)}"""
 
 
 def test_braid_to_braid_micro_bfd_detects_a_dead_member_within_the_detection_time(tmp_path):

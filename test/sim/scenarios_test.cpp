@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "lacp/frame.hpp"
 #include "lacp/marker.hpp"
 #include "report.hpp"
 #include "sim_world.hpp"
@@ -381,6 +382,266 @@ TEST(LacpSim, GoodbyeTakesThePortOutAtThePartnerWithinOneTrip) {
   EXPECT_TRUE(pair.B().distributing(0));  // the other member stays
   report("goodbye LACPDU", seconds(*out - sent_at),
          "sent -> partner stops collecting/distributing on that port (long-timeout partner)");
+}
+
+// Withdrawal (LacpSystem::set_withdrawn): A asks B to stop sending on its port 1 while the link
+// stays up and LACP keeps running; Selected = STANDBY (802.1AX-2014 6.4.14) takes the port to
+// DETACHED (6.4.15), whose LACPDU clears our Synchronization, Collecting and Distributing bits.
+constexpr std::uint64_t kCableDelay = CableSpec{}.delay_ns;
+constexpr std::uint8_t kInServiceBits =
+    state_bit::kSynchronization | state_bit::kCollecting | state_bit::kDistributing;
+
+bool in_service(LacpSystem& engine, std::size_t port) {
+  return engine.collecting(port) && engine.distributing(port);
+}
+
+bool out_of_service(LacpSystem& engine, std::size_t port) {
+  return !engine.collecting(port) && !engine.distributing(port);
+}
+
+// Selection transitions from or to UNSELECTED since `since_ns`: a new selection (6.4.14).
+int reselections(const LacpSystem& engine, std::uint64_t since_ns) {
+  int count = 0;
+  for (const Event& event : engine.event_log().events()) {
+    if (event.time_ns >= since_ns && event.machine == Machine::kSelection &&
+        (std::string(event.from) == "UNSELECTED" || std::string(event.to) == "UNSELECTED"))
+      ++count;
+  }
+  return count;
+}
+
+struct Withdrawal {
+  std::uint64_t at_ns = 0;
+  std::uint64_t partner_out_ns = 0;  // B stopped collecting and distributing on port 1
+  std::uint64_t released_ns = 0;     // A.partner_released_ns(1)
+  int a_aggregator = kNoAggregator;
+  int b_aggregator = kNoAggregator;
+};
+
+// Converges, lets the LACPDU rate windows empty (steady state: one LACPDU a second, 6.4.16),
+// then withdraws A's port 1. B must leave it within one trip, say so within the next, and keep
+// port 0; A's LACPDUs from then on say out of sync and still echo B.
+std::optional<Withdrawal> withdraw_port_1(Pair& pair) {
+  if (!pair.converge().has_value()) {
+    ADD_FAILURE() << "did not converge";
+    return std::nullopt;
+  }
+  pair.world.run_until(pair.world.now() + 5 * kSecond);
+  Withdrawal out;
+  out.a_aggregator = pair.A().port(1).aggregator;
+  out.b_aggregator = pair.B().port(1).aggregator;
+  out.at_ns = pair.world.now();
+  pair.world.capture(true);
+  const std::uint64_t tx_before = pair.A().counters(1).lacpdu_tx;
+  pair.A().set_withdrawn(1, true, out.at_ns);
+  EXPECT_TRUE(pair.A().withdrawn(1));
+  EXPECT_EQ(pair.A().withdrawn_since_ns(1), out.at_ns);
+  EXPECT_EQ(pair.A().counters(1).lacpdu_tx, tx_before + 1);  // NTT went out inside the call
+  EXPECT_EQ(pair.A().port(1).actor.state & kInServiceBits, 0);
+  EXPECT_EQ(pair.A().port(1).selected, Selected::kStandby);
+  EXPECT_TRUE(out_of_service(pair.A(), 1));
+  EXPECT_FALSE(pair.A().partner_released_ns(1).has_value());
+  const auto partner_out = pair.world.run_until_true([&] { return out_of_service(pair.B(), 1); },
+                                                     out.at_ns + 10 * kSecond);
+  if (!partner_out.has_value()) {
+    ADD_FAILURE() << "B kept port 1 in service";
+    return std::nullopt;
+  }
+  out.partner_out_ns = *partner_out;
+  EXPECT_LE(out.partner_out_ns - out.at_ns, kCableDelay);
+  EXPECT_TRUE(in_service(pair.A(), 0));
+  EXPECT_TRUE(in_service(pair.B(), 0));
+  const auto released = pair.world.run_until_true(
+      [&] { return pair.A().partner_released_ns(1).has_value(); }, out.at_ns + 10 * kSecond);
+  if (!released.has_value()) {
+    ADD_FAILURE() << "B never said it stopped distributing";
+    return std::nullopt;
+  }
+  out.released_ns = *pair.A().partner_released_ns(1);
+  // B's answer is sent as it hears us: one cable delay each way, no tick in between.
+  EXPECT_EQ(out.released_ns - out.at_ns, 2 * kCableDelay);
+  EXPECT_EQ(pair.A().port(1).aggregator, out.a_aggregator);
+  EXPECT_EQ(pair.B().port(1).aggregator, out.b_aggregator);
+  return out;
+}
+
+// While withdrawn, both Receive machines stay CURRENT and port 1 out of service at both ends;
+// every LACPDU A sends there says out of sync and echoes B (DPDK's net_bonding reads the echo).
+void expect_held_withdrawn(Pair& pair, std::uint64_t until_ns) {
+  const auto broke = pair.world.run_until_true(
+      [&] {
+        return pair.A().port(1).rx_state != RxState::kCurrent ||
+               pair.B().port(1).rx_state != RxState::kCurrent ||
+               has_bit(pair.A().port(1).actor.state, state_bit::kDefaulted) ||
+               has_bit(pair.B().port(1).actor.state, state_bit::kDefaulted) ||
+               !out_of_service(pair.A(), 1) || !out_of_service(pair.B(), 1) ||
+               !in_service(pair.A(), 0) || !in_service(pair.B(), 0);
+      },
+      until_ns);
+  EXPECT_FALSE(broke.has_value()) << "at " << at_time(broke.value_or(0));
+  int sent = 0;
+  for (const Captured& captured : pair.world.captured()) {
+    if (captured.from != Endpoint{pair.a, 1}) continue;
+    const DecodedFrame decoded = decode_slow_frame(ByteSpan(captured.frame));
+    if (decoded.kind != FrameKind::kLacpdu) continue;
+    ++sent;
+    EXPECT_EQ(decoded.lacpdu.actor.state & kInServiceBits, 0) << at_time(captured.time_ns);
+    EXPECT_FALSE(has_bit(decoded.lacpdu.actor.state, state_bit::kDefaulted));
+    const PortInfo& b_actor = pair.B().port(1).actor;
+    EXPECT_EQ(decoded.lacpdu.partner.system, b_actor.system);
+    EXPECT_EQ(decoded.lacpdu.partner.port_number, b_actor.port_number);
+    EXPECT_EQ(decoded.lacpdu.partner.key, b_actor.key);
+  }
+  EXPECT_GE(sent, 1);
+  pair.world.capture(false);
+}
+
+// Returns A's port 1 now; both ends must carry it again, neither distributing before the other
+// collects. The time both did, or nullopt.
+std::optional<std::uint64_t> return_port_1(Pair& pair, bool& early) {
+  const std::uint64_t at = pair.world.now();
+  pair.A().set_withdrawn(1, false, at);
+  EXPECT_FALSE(pair.A().withdrawn(1));
+  EXPECT_FALSE(pair.A().withdrawn_since_ns(1).has_value());
+  EXPECT_FALSE(pair.A().partner_released_ns(1).has_value());
+  EXPECT_EQ(pair.A().port(1).selected, Selected::kSelected);
+  early = false;
+  return pair.world.run_until_true(
+      [&] {
+        early = early || (pair.A().distributing(1) && !pair.B().collecting(1)) ||
+                (pair.B().distributing(1) && !pair.A().collecting(1));
+        return in_service(pair.A(), 1) && in_service(pair.B(), 1);
+      },
+      at + 20 * kSecond);
+}
+
+TEST(LacpSim, WithdrawnPortLeavesThePartnerWithinOneTripAndKeepsItsLacpdus) {
+  Pair pair(2);
+  const auto withdrawal = withdraw_port_1(pair);
+  ASSERT_TRUE(withdrawal.has_value());
+  const std::uint64_t a_tx = pair.A().counters(1).lacpdu_tx;
+  const std::uint64_t b_tx = pair.B().counters(1).lacpdu_tx;
+  expect_held_withdrawn(pair, withdrawal->at_ns + 10 * kSecond);
+  // Both ends keep the fast rate they asked for: about one LACPDU a second each way.
+  EXPECT_GE(pair.A().counters(1).lacpdu_tx - a_tx, 9u);
+  EXPECT_GE(pair.B().counters(1).lacpdu_tx - b_tx, 9u);
+  EXPECT_EQ(pair.B().port(1).selected, Selected::kSelected);  // B has nothing to reselect
+  EXPECT_EQ(pair.B().port(1).mux_state, MuxState::kAttached);
+  EXPECT_TRUE(pair.A().withdrawn(1));
+  EXPECT_EQ(pair.A().partner_released_ns(1), withdrawal->released_ns);
+  EXPECT_TRUE(pair.A().snapshot().ports[1].withdrawn);
+  report("withdrawal", seconds(withdrawal->partner_out_ns - withdrawal->at_ns),
+         "withdrawn -> partner stops collecting/distributing; released seen at " +
+             at_time(withdrawal->released_ns - withdrawal->at_ns) + "; held 10 s, no expiry");
+}
+
+TEST(LacpSim, ReturnAfterWithdrawalNeedsNoNewSelection) {
+  Pair pair(2);
+  const int a_active = pair.A().active_aggregator();
+  const auto withdrawal = withdraw_port_1(pair);
+  ASSERT_TRUE(withdrawal.has_value());
+  ASSERT_EQ(pair.A().active_aggregator(), a_active);
+  expect_held_withdrawn(pair, withdrawal->at_ns + 5 * kSecond);
+  const std::uint64_t returned_at = pair.world.now();
+  bool early = false;
+  const auto back = return_port_1(pair, early);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_FALSE(early);
+  // The aggregate wait started at the withdrawal has long run out: one round trip (our
+  // Synchronization there, B's Collecting back), far under Aggregate_Wait_Time.
+  EXPECT_LE(*back - returned_at, 2 * kCableDelay);
+  EXPECT_EQ(reselections(pair.A(), withdrawal->at_ns), 0);
+  EXPECT_EQ(reselections(pair.B(), withdrawal->at_ns), 0);
+  EXPECT_EQ(pair.A().port(1).aggregator, withdrawal->a_aggregator);
+  EXPECT_EQ(pair.B().port(1).aggregator, withdrawal->b_aggregator);
+  EXPECT_EQ(pair.A().active_aggregator(), a_active);
+  EXPECT_TRUE(in_service(pair.A(), 0) && in_service(pair.B(), 0));
+  // `show lacp` history has the withdrawal and the return.
+  std::vector<std::string> history;
+  for (const Event& event : pair.A().event_log().events()) {
+    if (event.machine == Machine::kWithdrawal) history.push_back(to_string(event));
+  }
+  ASSERT_EQ(history.size(), 3u);
+  EXPECT_NE(history[0].find("port 2 withdrawal IN_SERVICE -> WITHDRAWN"), std::string::npos);
+  EXPECT_NE(history[1].find("WITHDRAWN -> PARTNER_RELEASED"), std::string::npos);
+  EXPECT_NE(history[2].find("PARTNER_RELEASED -> IN_SERVICE"), std::string::npos);
+  report("return after 5 s withdrawn", seconds(*back - returned_at),
+         "returned -> both ends Collecting+Distributing; no reselection");
+}
+
+TEST(LacpSim, QuickReturnWaitsOutTheAggregateWait) {
+  Pair pair(2);
+  const auto withdrawal = withdraw_port_1(pair);
+  ASSERT_TRUE(withdrawal.has_value());
+  pair.world.run_until(withdrawal->at_ns + 400'000'000);
+  const std::uint64_t returned_at = pair.world.now();
+  // DETACHED -> WAITING started wait_while_timer at the withdrawal (6.4.15); Ready_N needs it run
+  // out before ATTACHED, so the port cannot be back before then.
+  const std::uint64_t wait_over = withdrawal->at_ns + kAggregateWaitTime;
+  bool early = false;
+  bool before_wait = false;
+  const auto back = return_port_1(pair, early);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_FALSE(early);
+  for (const Event& event : pair.A().event_log().events()) {
+    if (event.port_number == 2 && event.machine == Machine::kMux && event.time_ns > returned_at &&
+        std::string(event.to) == "ATTACHED")
+      before_wait = before_wait || event.time_ns < wait_over;
+  }
+  EXPECT_FALSE(before_wait);
+  EXPECT_GE(*back, wait_over);
+  EXPECT_LE(*back - wait_over, 2 * kCableDelay);
+  EXPECT_EQ(reselections(pair.A(), withdrawal->at_ns), 0);
+  EXPECT_EQ(reselections(pair.B(), withdrawal->at_ns), 0);
+  report("quick return (withdrawn 0.4 s)", seconds(*back - returned_at),
+         "returned -> both ends back; " + at_time(*back - wait_over) +
+             " after the aggregate wait from the withdrawal ran out");
+}
+
+TEST(LacpSim, WithdrawalAgainstAnIndependentControlPartner) {
+  auto b_ports = port_configs(0x0B, 2);
+  for (auto& port : b_ports)
+    port.mux_mode = MuxMode::kIndependent;
+  Pair pair(2, port_configs(0x0A, 2), b_ports);
+  const auto withdrawal = withdraw_port_1(pair);
+  ASSERT_TRUE(withdrawal.has_value());
+  expect_held_withdrawn(pair, withdrawal->at_ns + 10 * kSecond);
+  EXPECT_EQ(pair.B().port(1).mux_state, MuxState::kAttached);
+  const std::uint64_t returned_at = pair.world.now();
+  bool early = false;
+  const auto back = return_port_1(pair, early);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_FALSE(early);
+  EXPECT_LE(*back - returned_at, 2 * kCableDelay);
+  EXPECT_EQ(pair.B().port(1).mux_state, MuxState::kDistributing);
+  EXPECT_EQ(reselections(pair.B(), withdrawal->at_ns), 0);
+  report("withdrawal, independent-control partner",
+         seconds(withdrawal->partner_out_ns - withdrawal->at_ns),
+         "withdrawn -> partner out; released at " +
+             at_time(withdrawal->released_ns - withdrawal->at_ns) + ", back " +
+             at_time(*back - returned_at) + " after the return");
+}
+
+TEST(LacpSim, WithdrawalAgainstALongTimeoutPartner) {
+  Pair pair(2, port_configs(0x0A, 2),
+            port_configs(0x0B, 2, LacpActivity::kActive, LacpTimeout::kLong));
+  const auto withdrawal = withdraw_port_1(pair);
+  ASSERT_TRUE(withdrawal.has_value());
+  // Past the partner's own Long_Timeout: our slow periodic LACPDUs keep it CURRENT (6.4.12).
+  expect_held_withdrawn(pair, withdrawal->at_ns + kLongTimeoutTime + 10 * kSecond);
+  const std::uint64_t returned_at = pair.world.now();
+  bool early = false;
+  const auto back = return_port_1(pair, early);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_FALSE(early);
+  EXPECT_LE(*back - returned_at, 2 * kCableDelay);
+  EXPECT_EQ(reselections(pair.A(), withdrawal->at_ns), 0);
+  EXPECT_EQ(reselections(pair.B(), withdrawal->at_ns), 0);
+  report("withdrawal, long-timeout partner",
+         seconds(withdrawal->partner_out_ns - withdrawal->at_ns),
+         "withdrawn -> partner out; released at " +
+             at_time(withdrawal->released_ns - withdrawal->at_ns) + "; held 100 s, back " +
+             at_time(*back - returned_at) + " after the return");
 }
 
 TEST(LacpSim, CoupledNeverDistributesBeforeAnIndependentPartnerCollects) {

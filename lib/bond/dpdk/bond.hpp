@@ -1,15 +1,25 @@
-// A bond on the protocol loop: its members' link state, LACP (in mode lacp), the choice of
-// which members distribute and collect, and the tables it publishes to workers. Single-threaded:
-// only the protocol loop calls it (poll(), admin changes, snapshots); EAL's interrupt thread only
-// flags a link event and wakes the loop.
+// A bond on the protocol loop: what its members are and what each may carry, composed of one
+// part per concept —
+//   MemberService      per member, what it carries and what the partner is told (both ends)
+//   MemberLinks        the members' link state (interrupt, kernel netlink or poll)
+//   BondLacp           LACP (mode lacp): the 802.1AX machines, fallback's evidence, goodbyes
+//   BondHealth         each member's health (lib/health): carrier, BFD, storms, error rates
+//   BondBfd, BondLldp  BFD sessions and LLDP agents on the members (optional)
+//   ClassTables        the distribution tables, one per traffic class, published to workers
+//   WorkerClassCounts  what the workers count per class, summed
+//   ControlSender      the bond's own frames onto the members' control queues
+//   BondEventLog       the bond's events (show bond)
+// and the Slow Protocols path that feeds them (bond_slow_path.cpp). Single-threaded: only the
+// protocol loop calls it (poll(), admin changes, snapshots); EAL's interrupt thread only flags a
+// link event and wakes the loop.
 #pragma once
 
-#include <rte_ethdev.h>
 #include <rte_ether.h>
 #include <rte_mempool.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -20,28 +30,28 @@
 #include <vector>
 
 #include "bond/dpdk/bond_bfd.hpp"
+#include "bond/dpdk/bond_counters.hpp"
 #include "bond/dpdk/bond_datapath.hpp"
+#include "bond/dpdk/bond_events.hpp"
+#include "bond/dpdk/bond_health.hpp"
+#include "bond/dpdk/bond_lacp.hpp"
 #include "bond/dpdk/bond_lldp.hpp"
-#include "bond/dpdk/member_health_sources.hpp"
-#include "bond/dpdk/table_publisher.hpp"
+#include "bond/dpdk/class_tables.hpp"
+#include "bond/dpdk/control_sender.hpp"
+#include "bond/dpdk/late_deadlines.hpp"
+#include "bond/dpdk/member_links.hpp"
+#include "bond/dpdk/worker_class_counts.hpp"
+#include "bond/member_service.hpp"
 #include "common/deadline_lag.hpp"
-#include "common/token_bucket.hpp"
 #include "common/waker.hpp"
 #include "config/config.hpp"
 #include "flow/flow_hash.hpp"
-#include "health/ethdev_counters.hpp"
 #include "health/member_health.hpp"
-#include "health/periodic_expectation.hpp"
 #include "lacp/lacp_system.hpp"
 #include "port/ethdev_port.hpp"
 #include "port/kernel_links.hpp"
 
 namespace braid::bond {
-
-struct BondEvent {
-  std::uint64_t time_ns;
-  std::string text;
-};
 
 struct MemberStatus {
   std::string name;
@@ -64,31 +74,16 @@ struct MemberStatus {
   health::State health = health::State::kDown;
   std::string health_reason{};
   std::uint32_t health_weight_permille = 0;
-};
-
-struct BondCounters {
-  std::uint64_t tables_published = 0;
-  std::uint64_t buckets_moved = 0;
-  std::uint64_t link_changes = 0;
-  std::uint64_t slow_rx_steered = 0;      // Slow Protocols frames read from members' slow queues
-  std::uint64_t slow_rx_diverted = 0;     // ... taken from the ring the workers divert them to
-  std::uint64_t slow_frames_ignored = 0;  // LACPDUs seen in static / active-backup mode
-  // Dropped: frames on a slow queue that are not Slow Protocols (a NIC that mis-steers). The
-  // control thread cannot forward them (it owns no worker's TX queue).
-  std::uint64_t slow_queue_misdirected = 0;
-  // Dropped: Slow Protocols frames over a member's rate limit (slow_policer.hpp), on the
-  // protocol loop. Workers police before the ring as well (drop reason slow_policed).
-  std::uint64_t slow_policed = 0;
-  // Dropped: Slow Protocols frames of a subtype other than LACP and Marker (OAM, ESMC) that
-  // reached the protocol loop (from a steered queue; workers drop them as slow_unsupported).
-  std::uint64_t slow_unsupported = 0;
-  // Polls that left frames on the ring for the next one (their budget ran out: a flood).
-  std::uint64_t slow_ring_budget_hits = 0;
-  std::uint64_t control_tx = 0;         // LACPDUs, marker responses, BFD packets, LLDPDUs sent
-  std::uint64_t control_tx_failed = 0;  // ... that the member's control TX queue refused
-  std::uint64_t control_no_mbuf = 0;    // ... for which the control pool had no mbuf
-  std::uint64_t goodbye_tx = 0;         // out-of-sync LACPDUs as members left service
-  std::uint64_t lldp_rx = 0;            // LLDPDUs from the ring or a slow queue (bond_lldp.hpp)
+  // Its service state both ways (member_service.hpp): what braid sends on it and why, whether
+  // the partner is told to stop sending (partner_told false: a static bond cannot tell it), and
+  // since when; how the last withdrawal ended on the partner's side and after how long.
+  ServiceVerdict service{};
+  std::uint64_t tx_since_ns = 0;
+  std::uint64_t partner_since_ns = 0;
+  bool partner_told = false;
+  Release release = Release::kNone;
+  Release last_release = Release::kNone;
+  std::optional<std::uint64_t> last_release_wait_ns{};
 };
 
 // What a bond needs from the engine.
@@ -126,14 +121,25 @@ class Bond {
   std::uint64_t poll(std::uint64_t now_ns);
   // A member's kernel interface changed (the protocol loop read KernelLinks): links are read
   // at the next poll.
-  void notify_link_event() { link_event_.store(true, std::memory_order_release); }
+  void notify_link_event() { links_.notify_event(); }
 
-  // Admin up/down of a member (console `set member`): takes effect at once. Down says goodbye
-  // to the LACP partner first (an out-of-sync LACPDU), so it stops sending to the member.
+  // Admin up/down of a member (console `set member`). Down drains it: braid's traffic leaves it
+  // at once and the partner is told to stop sending (a withdrawal, member_service.hpp); it keeps
+  // collecting until the partner's LACPDU says it stopped (or lacp.withdraw.patience_ms), then
+  // its LACP port is disabled. A static bond's member goes down at once.
   void set_member_admin(std::size_t member, bool up, std::uint64_t now_ns);
-  // braid stops (workers parked, ports still started): says goodbye to the LACP partner on
-  // every member, retrying a refused frame for up to `patience_ns`, then takes member links
-  // down where the config asks (link_down_on_stop) and the PMD can. Returns goodbyes sent.
+  // braid stops, step one (workers still forwarding): every member withdrawn from its partner,
+  // collecting until each partner stopped sending. left() once every member has settled (each
+  // partner acknowledged, or its patience ran out, or its link is down); the protocol loop keeps
+  // polling the bond meanwhile.
+  void begin_leave(std::uint64_t now_ns);
+  bool left() const;
+  // One line per member on how its partner took the leave ("m0 acknowledged in 12.3 ms").
+  std::string leave_report() const;
+  // braid stops, step two (workers parked, ports still started): says goodbye to the LACP
+  // partner on every member that still claims to be in sync, retrying a refused frame for up to
+  // `patience_ns`, then takes member links down where the config asks (link_down_on_stop) and
+  // the PMD can. Returns goodbyes sent.
   std::size_t leave_service(std::uint64_t now_ns, std::uint64_t patience_ns);
   // LACP rate at run time (console `set bond <b> lacp rate fast|slow`); false if not mode lacp.
   bool set_lacp_rate(bool fast, std::uint64_t now_ns);
@@ -147,11 +153,15 @@ class Bond {
   void set_pfc_storm(std::size_t member, std::uint8_t priorities, std::uint64_t now_ns);
   // The PFC priority class c rides on: its own (classes.list[].priority) or the bond's
   // (scheduler.congestion.priority).
-  std::uint8_t class_priority(std::size_t class_id) const;
+  std::uint8_t class_priority(std::size_t class_id) const {
+    return tables_.class_priority(class_id);
+  }
   // The PFC priorities the bond's classes ride on (bit p; a bond without classes: its own).
-  std::uint8_t pfc_priorities() const;
+  std::uint8_t pfc_priorities() const { return tables_.pfc_priorities(); }
   // The classes on a priority in a storm on member m (bit c), and those priorities (bit p).
-  std::uint8_t stormed_classes(std::size_t member) const;
+  std::uint8_t stormed_classes(std::size_t member) const {
+    return tables_.classes_on(storm_priorities(member));
+  }
   std::uint8_t storm_priorities(std::size_t member) const {
     return members_.at(member).storm_priorities;
   }
@@ -169,13 +179,17 @@ class Bond {
   // While set, a rebuild (member change) moves only the class's buckets of members that stopped
   // distributing; everything else moves flowlet by flowlet through publish_assignment. Workers
   // record per-bucket activity while any class is flowlet managed (only flowlets need it).
-  bool flowlet_managed(std::size_t class_id) const { return flowlet_managed_[class_id]; }
-  void set_flowlet_managed(std::size_t class_id, bool managed);
-  bool records_activity() const { return record_activity_.load(std::memory_order_relaxed); }
+  bool flowlet_managed(std::size_t class_id) const { return tables_.flowlet_managed(class_id); }
+  void set_flowlet_managed(std::size_t class_id, bool managed) {
+    tables_.set_flowlet_managed(class_id, managed);
+  }
+  bool records_activity() const {
+    return tables_.record_activity().load(std::memory_order_relaxed);
+  }
   // Class c under the spray policy: its packets go round robin over its table, per packet
   // (BondTable::spray_classes); published at once.
   void set_spray(std::size_t class_id, bool spray, std::uint64_t now_ns);
-  bool spray(std::size_t class_id) const { return (spray_classes_ >> class_id & 1) != 0; }
+  bool spray(std::size_t class_id) const { return tables_.spray(class_id); }
   // Publishes `buckets` as class `class_id`'s table (bonds[].buckets of them) through the same
   // RCU path as rebuilds. Refused (nullopt) when a bucket names a member the class does not
   // distribute on in the current table; a bucket may be kHeldBucket (workers hold its packets
@@ -183,108 +197,107 @@ class Bond {
   // nothing moved).
   std::optional<std::uint64_t> publish_assignment(std::size_t class_id,
                                                   std::span<const MemberIndex> buckets,
-                                                  std::uint64_t now_ns, const std::string& cause);
+                                                  std::uint64_t now_ns, const std::string& cause) {
+    return tables_.publish_assignment(class_id, buckets, now_ns, cause);
+  }
   // Every class's buckets as last published, class-major (a bond without classes: its table).
-  const std::vector<MemberIndex>& assignment() const { return buckets_; }
+  const std::vector<MemberIndex>& assignment() const { return tables_.assignment(); }
   // Class `class_id`'s buckets as last published.
-  std::span<const MemberIndex> assignment(std::size_t class_id) const;
+  std::span<const MemberIndex> assignment(std::size_t class_id) const {
+    return tables_.assignment(class_id);
+  }
   // How many tables the bond has: one per traffic class, or 1 without classes.
-  std::size_t class_count() const { return class_count_; }
+  std::size_t class_count() const { return tables_.class_count(); }
   // Whether class c's table may name member m now.
-  bool class_distributes(std::size_t class_id, std::size_t member) const;
-  // Worker w's own per-slot activity array, every class's buckets (created on first request,
-  // before workers start).
-  BucketActivityArray* activity_for_worker(std::size_t worker);
-  // Worker w's per-class counts (created on first request, before workers start); nullptr when
-  // the bond has no traffic classes.
-  ClassHits* class_hits_for_worker(std::size_t worker);
-  // The bond's classifier (nullptr: no classes) and each class's packets, summed over workers.
+  bool class_distributes(std::size_t class_id, std::size_t member) const {
+    return tables_.class_distributes(class_id, member);
+  }
+  // Worker w's own per-slot activity array, every class's buckets, and its per-class counts
+  // (nullptr when the bond has no traffic classes); created on first request, before workers
+  // start.
+  BucketActivityArray* activity_for_worker(std::size_t worker) {
+    return worker_counts_.activity_for_worker(worker);
+  }
+  ClassHits* class_hits_for_worker(std::size_t worker) {
+    return worker_counts_.class_hits_for_worker(worker);
+  }
+  // The bond's classifier (nullptr: no classes) and what the workers counted per class (and
+  // member), summed over them (worker_class_counts.hpp).
   const classify::Classifier* classifier() const { return classifier_.get(); }
-  std::array<std::uint64_t, classify::kMaxClasses> class_packets() const;
-  // Packets braid marked CE (classes.list[].ecn), by class and member, summed over workers; and
-  // by class those chosen but not ECT (left alone).
-  ClassMemberCounts class_ecn_marked() const;
-  std::array<std::uint64_t, classify::kMaxClasses> class_ecn_not_ect() const;
-  // Dropped over each class's rate cap, and by class and member given way to a reserved share.
-  std::array<std::uint64_t, classify::kMaxClasses> class_rate_capped() const;
-  ClassMemberCounts class_gave_way() const;
-  // By class and member, what the workers handed each member (counted while some class reserves
-  // a share or the PFC watchdog runs).
-  ClassMemberCounts class_offered() const;
-  // By class and member, dropped for a PFC storm on the class's priority (action drop).
-  ClassMemberCounts class_storm_dropped() const;
-  // What each class may send on each member now, packets a second over all workers
-  // (kNoShareLimit: no limit; the bond's scheduler sets them on a short member).
-  ClassMemberCounts class_share_limits() const;
+  ClassCounts class_packets() const { return worker_counts_.packets(); }
+  ClassMemberCounts class_ecn_marked() const { return worker_counts_.ecn_marked(); }
+  ClassCounts class_ecn_not_ect() const { return worker_counts_.ecn_not_ect(); }
+  ClassCounts class_rate_capped() const { return worker_counts_.rate_capped(); }
+  ClassMemberCounts class_gave_way() const { return worker_counts_.gave_way(); }
+  ClassMemberCounts class_offered() const { return worker_counts_.offered(); }
+  ClassMemberCounts class_storm_dropped() const { return worker_counts_.storm_dropped(); }
+  ClassMemberCounts class_share_limits() const { return worker_counts_.share_limits(); }
   // Every worker's ClassHits (by worker index; an entry may be null): the scheduler reads what
   // each offered and writes each one's limits.
-  const std::vector<std::unique_ptr<ClassHits>>& class_hits() const { return class_hits_; }
+  const std::vector<std::unique_ptr<ClassHits>>& class_hits() const {
+    return worker_counts_.class_hits();
+  }
+  const std::vector<std::unique_ptr<BucketActivityArray>>& activity() const {
+    return worker_counts_.activity();
+  }
   // The member's queue depth in packets as the scheduler read it (control thread, every
   // period): what the workers' ECN marking judges by.
   void set_queue_depth(std::size_t member, std::uint32_t packets) {
     queue_depth_[member].store(packets, std::memory_order_relaxed);
   }
-  const std::vector<std::unique_ptr<BucketActivityArray>>& activity() const { return activity_; }
 
   const std::string& name() const { return config_.name; }
   const config::BondConfig& config() const { return config_; }
   const BondShared& shared() const { return shared_; }
   std::size_t member_count() const { return members_.size(); }
-  // Whether a member may carry traffic: link up, admin up, a non-zero weight in some class and
-  // (mode lacp) LACP distributing. The bond distributes only while min_links members are usable.
+  // Whether a member may carry traffic: its service gives it a transmit weight (link, admin,
+  // health, LACP distributing, not withdrawn) and some class weighs it. The bond distributes
+  // only while min_links members are usable.
   bool usable(std::size_t member) const;
+  const MemberService& service(std::size_t member) const { return services_.at(member); }
   std::vector<MemberStatus> members() const;
   // Member m's health model as of now_ns (show health, metrics).
-  health::HealthView health_view(std::size_t member, std::uint64_t now_ns) const;
+  health::HealthView health_view(std::size_t member, std::uint64_t now_ns) const {
+    return health_.view(member, now_ns);
+  }
   const health::HealthSettings& health_settings() const { return config_.health.settings; }
   const BondCounters& counters() const { return counters_; }
-  const std::deque<BondEvent>& events() const { return events_; }
-  const lacp::LacpSystem* lacp() const { return lacp_.get(); }
+  const std::deque<BondEvent>& events() const { return events_.events(); }
+  const lacp::LacpSystem* lacp() const { return lacp_ ? &lacp_->system() : nullptr; }
   // Its BFD sessions (bonds[].bfd; nullptr when off or before start). `set bfd` changes them.
   BondBfd* bfd() { return bfd_.get(); }
   const BondBfd* bfd() const { return bfd_.get(); }
   // Its members' LLDP agents and cabling check (bond_lldp.hpp); nullptr with lldp off.
   const BondLldp* lldp() const { return lldp_.get(); }
-  const BondTable* table() const { return publisher_.current(); }
+  const BondTable* table() const { return tables_.current(); }
   const rte_ether_addr& mac() const { return mac_; }
   // Monotonic time of the last table publication (for failover measurement).
-  std::uint64_t last_publish_ns() const { return last_publish_ns_; }
+  std::uint64_t last_publish_ns() const { return tables_.last_publish_ns(); }
 
  private:
   struct Member {
     drivers::EthdevPort* port = nullptr;
     rte_ether_addr own_mac{};  // the port's own address: source of its LACPDUs
-    bool link_up = false;
-    std::uint32_t speed_mbps = 0;
-    bool full_duplex = true;
     bool admin_up = true;
     std::optional<std::uint16_t> slow_queue{};  // steered: the control thread polls it
     SlowPolicer slow_policer{1'000'000'000};
     std::uint64_t slow_policed = 0;
     std::uint64_t slow_unsupported = 0;
-    std::optional<lacp::SlowFrame> goodbye;  // refused by the port: sent again at the next poll
-    std::uint64_t rx_packets_seen = 0;       // the port's ipackets at the last neighbour check
-    lacp::FallbackState fallback = lacp::FallbackState::kOff;  // as last logged
-    health::BfdStatus bfd = health::BfdStatus::kNotConfigured;
     std::uint8_t storm_priorities = 0;  // set_pfc_storm
-    std::unique_ptr<health::MemberHealth> health;
-    health::PeriodicExpectation lacpdus;                  // the lacpdu_missed signal (mode lacp)
-    health::PeriodicExpectation bfd_packets;              // the bfd_missed signal (bonds[].bfd)
-    std::unique_ptr<MemberHealthSources> health_sources;  // mlx5, RoCE: over the ethdev's
+    bool drained = false;  // admin down and the drain finished: its LACP port is disabled
   };
 
-  void poll_links(std::uint64_t now_ns);
-  void update_bucket_homes(std::size_t class_id);
-  std::span<MemberIndex> class_buckets(std::size_t class_id);
-  // The weights class c's table is built with: its members' scheduler weights scaled by `base`
-  // (usable members' health, 0 for the rest); while none of its members is usable, every
-  // member's (the class spills over rather than lose its traffic).
-  std::uint8_t all_classes() const { return static_cast<std::uint8_t>((1u << class_count_) - 1); }
-  // Whether class c's buckets stay off member m for a PFC storm (action move, not every class).
-  bool storm_excludes(std::size_t class_id, std::size_t member) const;
-  std::vector<std::uint32_t> class_weights(std::size_t class_id,
-                                           const std::vector<std::uint32_t>& base,
-                                           std::uint64_t now_ns);
+  void on_link_changes(const std::vector<std::size_t>& changed, std::uint64_t now_ns);
+  // Every member's service from what the bond knows now; tells LACP which members are withdrawn
+  // and disables the LACP port of a member whose drain finished. True when something the
+  // tables are built from changed (the caller rebuilds).
+  bool update_services(std::uint64_t now_ns);
+  ServiceInputs service_inputs(std::size_t member, const std::vector<bool>& cabling) const;
+  // Members an LLDP cabling finding about the wiring names (several neighbours, different
+  // chassis; none without LLDP).
+  std::vector<bool> cabling_findings() const;
+  // Member m's LACP port is enabled: its link is up and it is not drained.
+  bool lacp_enabled(std::size_t member) const;
   void poll_slow_queues(std::uint64_t now_ns);
   // True when the budget ran out with frames left on the ring.
   bool drain_slow_ring(std::uint64_t now_ns);
@@ -294,82 +307,51 @@ class Bond {
   void create_lldp();
   // The agents' view of the bond (links, aggregation, LACP partners), then their deadlines.
   std::uint64_t run_lldp(std::uint64_t now_ns);
-  bool send_control_frame(std::size_t member, ByteSpan frame);
-  rte_mbuf* control_mbuf();
-  // Goodbye to the partner on `member` as it leaves service (LacpSystem::goodbye_frame).
-  void say_goodbye(std::size_t member, std::uint64_t now_ns);
-  void send_pending_goodbyes(std::uint64_t now_ns);
-  void run_lacp(std::uint64_t now_ns);
+  bool send_control_frame(std::size_t member, ByteSpan frame) {
+    return sender_.send(member, frame);
+  }
   // bonds[].bfd: the sessions, their frames to the control queue, their state to health.
   void start_bfd(std::uint64_t now_ns);
-  void observe_neighbours(std::uint64_t now_ns);
-  void log_fallback_changes(std::uint64_t now_ns);
-  void note_lateness(DeadlineKind kind, std::uint64_t deadline_ns, std::uint64_t now_ns);
+  // Rebuilds every table from what each member may carry now.
   void rebuild(std::uint64_t now_ns, const std::string& cause);
-  // Member m's health with what the bond knows now (and a counter sample on a sampling tick);
-  // true when the weight it leaves the member changed (the caller rebuilds).
-  bool update_health(std::size_t member, std::uint64_t now_ns,
-                     std::optional<health::CounterSnapshot> counters = std::nullopt);
-  // Every member's health; rebuilds when a weight changed.
-  void update_all_health(std::uint64_t now_ns, bool sample, const std::string& cause);
-  // The sampling tick and the members' deadlines (delays and suppressions ending).
+  // What the bond knows of member m for its health.
+  HealthFacts health_facts(std::size_t member) const;
+  // Member m's health with what the bond knows now; true when its weight changed.
+  bool update_health(std::size_t member, std::uint64_t now_ns) {
+    return health_.update(member, health_facts(member), now_ns);
+  }
+  // The sampling tick and the members' deadlines; rebuilds when a weight changed.
   void run_health(std::uint64_t now_ns);
-  std::uint64_t next_health_deadline_ns() const;
-  health::CounterSnapshot read_health_counters(std::size_t member) const;
-  // LACPDUs the member's partner owed and sent up to now (periodic_expectation.hpp).
-  health::CounterSample lacpdu_sample(std::size_t member, std::uint64_t now_ns);
   // BFD Control packets the member's peer owed (while Up) and sent up to now.
   health::CounterSample bfd_sample(std::size_t member, std::uint64_t now_ns);
-  std::uint32_t health_permille(std::size_t member) const;
-  void log(std::uint64_t now_ns, std::string text);
-  static int on_link_interrupt(std::uint16_t port_id, rte_eth_event_type event, void* bond,
-                               void* unused);
+  void log(std::uint64_t now_ns, std::string text) { events_.log(now_ns, std::move(text)); }
 
   config::BondConfig config_;
   std::vector<Member> members_;
   BondContext context_;
   rte_ether_addr mac_{};
+  BondCounters counters_;
+  BondEventLog events_;
+  LateDeadlines late_;
+  ControlSender sender_;
+  MemberLinks links_;
+  BondHealth health_;
+  ClassTables tables_;
+  WorkerClassCounts worker_counts_;
   flow::FlowHasher hasher_;
-  TablePublisher publisher_;
   rte_ring* slow_ring_ = nullptr;
   BondShared shared_;
-  std::unique_ptr<lacp::LacpSystem> lacp_;
+  std::unique_ptr<BondLacp> lacp_;  // mode lacp, from start()
   std::unique_ptr<BondBfd> bfd_;
   std::array<std::atomic<std::uint64_t>, kMaxMembers> bfd_local_macs_{};    // BondShared
   std::array<std::atomic<std::uint64_t>, kMaxMembers> bfd_peer_sources_{};  // BondShared
   std::unique_ptr<BondLldp> lldp_;
-  std::uint64_t lacp_generation_ = 0;
+  std::vector<MemberService> services_;  // by member
+  bool stopping_ = false;                // begin_leave
   std::optional<std::size_t> active_backup_member_;
-  std::vector<MemberIndex> buckets_;  // every class's, class-major (BondTable::buckets)
-  // Where each bucket belongs while every member is up at full health (update_homes): a member
-  // that fails or degrades gets back the very buckets it gave up.
-  std::vector<MemberIndex> homes_;
-  std::uint64_t next_link_poll_ns_ = 0;
-  std::uint64_t next_neighbour_check_ns_ = 0;
-  std::uint64_t next_health_sample_ns_ = 0;
-  health::XstatNames health_xstats_;
-  std::uint64_t last_late_warning_ns_ = 0;
-  std::uint64_t late_warnings_suppressed_ = 0;
-  std::atomic<bool> link_event_{false};
-  std::vector<bool> lsc_registered_;
-  std::uint64_t last_publish_ns_ = 0;
-  BondCounters counters_;
-  std::deque<BondEvent> events_;
-  std::size_t class_count_ = 1;
-  // Per class: the members its config names (bit m), the scheduler's weights by member, whether
-  // the scheduler moves its buckets flowlet by flowlet, and whether it spills over (as last
-  // logged).
-  std::array<std::uint16_t, classify::kMaxClasses> class_masks_{};
-  std::array<std::vector<std::uint32_t>, classify::kMaxClasses> class_weights_{};
-  std::array<bool, classify::kMaxClasses> flowlet_managed_{};
-  std::uint8_t spray_classes_ = 0;  // BondTable::spray_classes
-  std::array<bool, classify::kMaxClasses> spilling_{};
-  std::atomic<bool> record_activity_{false};
   // Per member, its partner's source address for the workers' policers (BondShared).
   std::array<std::atomic<std::uint64_t>, kMaxMembers> partner_sources_{};
-  std::vector<std::unique_ptr<BucketActivityArray>> activity_;
   std::unique_ptr<classify::Classifier> classifier_;
-  std::vector<std::unique_ptr<ClassHits>> class_hits_;
   std::array<std::atomic<std::uint32_t>, kMaxMembers> queue_depth_{};
 };
 

@@ -47,7 +47,7 @@ void Bond::start_bfd(std::uint64_t now_ns) {
                   ": members carry traffic once their session is up");
   // RFC 7130 3: a member whose session is not Up carries no traffic.
   for (std::size_t m = 0; m < members_.size(); ++m)
-    members_[m].bfd = bfd_->status(m);
+    health_.set_bfd(m, bfd_->status(m));
 }
 
 }  // namespace braid::bond

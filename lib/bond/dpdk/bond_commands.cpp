@@ -58,6 +58,34 @@ std::string age_text(std::uint64_t then_ns, std::uint64_t now_ns) {
   return text;
 }
 
+// "acknowledged 12.3 ms", "patience 300.0 ms", "-" (never withdrawn).
+std::string release_text(const MemberStatus& member) {
+  if (member.release == Release::kPending) return "pending";
+  if (member.last_release == Release::kNone || !member.last_release_wait_ns) return "-";
+  char ms[32];
+  std::snprintf(ms, sizeof ms, " %.1f ms", static_cast<double>(*member.last_release_wait_ns) / 1e6);
+  return std::string(to_string(member.last_release)) + ms;
+}
+
+// Each member's service both ways (member_service.hpp): braid's transmit on it, what its LACP
+// partner is told, since when, and how the partner took the last withdrawal.
+void show_service(const Bond& bond, std::uint64_t now, Output& section) {
+  control::Table& service =
+      section.table("service", {"member", "transmit_permille", "transmit", "transmit_since",
+                                "partner", "partner_since", "collecting", "last_release"});
+  for (const MemberStatus& member : bond.members()) {
+    const ServiceVerdict& v = member.service;
+    // A static bond has no way to tell its partner anything.
+    const std::string partner = !member.partner_told ? "not_told (static)"
+                                : v.withdrawn        ? "withdrawn (" + to_string(v.partner) + ")"
+                                                     : "in_sync";
+    service.row({member.name, v.tx_weight_permille, to_string(v.tx),
+                 age_text(member.tx_since_ns, now), partner,
+                 member.partner_told ? age_text(member.partner_since_ns, now) : "-", v.collecting,
+                 release_text(member)});
+  }
+}
+
 void show_bond(const Bond& bond, Output& out) {
   const std::uint64_t now = monotonic_ns();
   Output& section = out.section(bond.name());
@@ -78,6 +106,7 @@ void show_bond(const Bond& bond, Output& out) {
                  member.distributing, member.weight, health_text(member), member.buckets,
                  std::uint64_t{stats.opackets}, slow_path_text(member)});
   }
+  show_service(bond, now, section);
   section.value("status", readiness_of(bond).status());
   const BondCounters& counters = bond.counters();
   section.value("tables_published", counters.tables_published);
@@ -289,7 +318,8 @@ void register_bond_commands(control::ControlPlane& control, std::vector<Bond*> b
                    show_distribution(*bond, out);
                });
   commands.add("set member <member> up|down",
-               "admin state of a bond member: down moves its traffic at once",
+               "admin state of a bond member: down drains it (its traffic moves at once, the "
+               "LACP partner is told to stop sending)",
                [bonds](const Args& args, Output& out) {
                  const auto [bond, index] = find_member(bonds, args.get("member"));
                  if (bond == nullptr) {
@@ -298,7 +328,11 @@ void register_bond_commands(control::ControlPlane& control, std::vector<Bond*> b
                  }
                  const bool up = args.used("up");
                  bond->set_member_admin(index, up, monotonic_ns());
-                 out.line("member " + args.get("member") + " admin " + (up ? "up" : "down"));
+                 const bool draining = !up && bond->service(index).release() == Release::kPending;
+                 out.line("member " + args.get("member") + " admin " + (up ? "up" : "down") +
+                          (draining ? ": draining, the partner is told to stop sending (show bond: "
+                                      "service)"
+                                    : ""));
                });
   commands.add("set bond <bond> lacp rate fast|slow",
                "ask the partner for LACPDUs every second (fast) or 30 seconds (slow)",

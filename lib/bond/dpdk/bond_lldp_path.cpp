@@ -45,15 +45,15 @@ bool Bond::on_lldp_frame(std::size_t member, const rte_mbuf* frame, std::uint64_
 }
 
 std::uint64_t Bond::run_lldp(std::uint64_t now_ns) {
-  const BondTable* table = publisher_.current();
+  const BondTable* table = tables_.current();
   for (std::size_t m = 0; m < members_.size(); ++m) {
     // In the aggregation: the member carries the bond's traffic (802.1AX: collecting and
     // distributing).
     lldp_->set_aggregated(m, table != nullptr && table->distributing[m] && table->collecting[m],
                           now_ns);
     std::optional<lldp::LacpSystemId> partner;
-    if (lacp_ && lacp_->port(m).partnered()) {
-      const lacp::PortInfo& info = lacp_->port(m).partner;
+    if (lacp_ && lacp_->system().port(m).partnered()) {
+      const lacp::PortInfo& info = lacp_->system().port(m).partner;
       partner = lldp::LacpSystemId{info.system_priority, info.system};
     }
     lldp_->set_lacp_partner(m, partner);

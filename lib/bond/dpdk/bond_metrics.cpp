@@ -92,6 +92,50 @@ void lacp_mux_samples(control::MetricWriter& w, const std::vector<Bond*>& bonds)
   }
 }
 
+// The members' service state both ways (member_service.hpp): what braid sends on each, whether
+// its LACP partner is told to stop sending (and why), withdrawals and how long the last took.
+void service_samples(control::MetricWriter& w, const std::vector<Bond*>& bonds) {
+  using control::MetricType;
+  w.family("braid_member_transmit_weight_permille",
+           "what the member's service leaves braid's transmit on it: 1000 in service, less "
+           "degraded, 0 out",
+           MetricType::kGauge);
+  member_samples(w, bonds, [](const MemberStatus& m) { return m.service.tx_weight_permille; });
+  w.family("braid_member_partner_withdrawn",
+           "1 while braid tells the member's LACP partner to stop sending on it, with the "
+           "reason (0 with reason none: in sync); LACP bonds only",
+           MetricType::kGauge);
+  for (Bond* bond : bonds) {
+    if (bond->lacp() == nullptr) continue;
+    for (const MemberStatus& m : bond->members()) {
+      w.sample({{"bond", bond->name()},
+                {"member", m.name},
+                {"reason", m.service.withdrawn ? to_string(m.service.partner) : "none"}},
+               std::uint64_t{m.service.withdrawn});
+    }
+  }
+  w.family("braid_member_withdrawals_total", "withdrawals from the LACP partner begun",
+           MetricType::kCounter);
+  for (Bond* bond : bonds) {
+    if (bond->lacp() == nullptr) continue;
+    for (std::size_t m = 0; m < bond->member_count(); ++m)
+      w.sample({{"bond", bond->name()}, {"member", bond->config().members[m]}},
+               bond->service(m).withdrawals());
+  }
+  w.family("braid_member_partner_release_seconds",
+           "how long the partner took to stop sending after the member's last withdrawal "
+           "(acknowledged), or until the patience ran out",
+           MetricType::kGauge);
+  for (Bond* bond : bonds) {
+    if (bond->lacp() == nullptr) continue;
+    for (const MemberStatus& m : bond->members()) {
+      if (!m.last_release_wait_ns) continue;
+      w.sample({{"bond", bond->name()}, {"member", m.name}, {"release", to_string(m.last_release)}},
+               static_cast<double>(*m.last_release_wait_ns) / 1e9);
+    }
+  }
+}
+
 }  // namespace
 
 void register_bond_metrics(control::MetricsRegistry& metrics, const std::vector<Bond*>& bonds) {
@@ -151,6 +195,7 @@ void register_bond_metrics(control::MetricsRegistry& metrics, const std::vector<
         }
       }
     }
+    service_samples(w, bonds);
     member_traffic_samples(w, bonds);
     w.family("braid_member_slow_steered",
              "1 when the member's NIC steers Slow Protocols frames to a queue of their own",

@@ -6,7 +6,6 @@
 #include <rte_mbuf.h>
 
 #include <array>
-#include <cstring>
 #include <stdexcept>
 
 #include "bond/dpdk/bond.hpp"
@@ -133,9 +132,10 @@ void Bond::on_slow_frame(std::size_t member, const rte_mbuf* frame, std::uint64_
       ++counters_.slow_unsupported;
       return;
   }
-  const lacp::PortCounters before = lacp_->counters(member);
-  lacp_->on_frame(member, ByteSpan(bytes, frame->data_len), now_ns);
-  const lacp::PortCounters& after = lacp_->counters(member);
+  lacp::LacpSystem& system = lacp_->system();
+  const lacp::PortCounters before = system.counters(member);
+  system.on_frame(member, ByteSpan(bytes, frame->data_len), now_ns);
+  const lacp::PortCounters& after = system.counters(member);
   // The partner's source is the one whose LACPDUs keep the member collecting: a forged
   // LACPDU names another partner and takes the member out of sync, so it never becomes it.
   if (!lacp_->collecting(member)) {
@@ -144,39 +144,6 @@ void Bond::on_slow_frame(std::size_t member, const rte_mbuf* frame, std::uint64_
              after.lacpdu_rx_ignored == before.lacpdu_rx_ignored) {
     partner_source.store(source_address_key(bytes), std::memory_order_relaxed);
   }
-}
-
-// A PMD that frees transmitted mbufs only when their descriptor is reused (i40e, ixgbe, ice)
-// holds up to a control queue's worth of them; the pool is sized for that (engine.cpp), and
-// where it still runs dry, asking the PMDs to release what they have sent is the fallback.
-rte_mbuf* Bond::control_mbuf() {
-  if (rte_mbuf* mbuf = rte_pktmbuf_alloc(context_.control_pool)) return mbuf;
-  for (const Member& member : members_)
-    rte_eth_tx_done_cleanup(member.port->id(), context_.control_tx_queue, 0);
-  return rte_pktmbuf_alloc(context_.control_pool);
-}
-
-bool Bond::send_control_frame(std::size_t member, ByteSpan frame) {
-  rte_mbuf* mbuf = control_mbuf();
-  if (mbuf == nullptr) {
-    ++counters_.control_no_mbuf;
-    ++counters_.control_tx_failed;
-    return false;
-  }
-  char* data = rte_pktmbuf_append(mbuf, static_cast<std::uint16_t>(frame.size()));
-  if (data == nullptr) {
-    rte_pktmbuf_free(mbuf);
-    ++counters_.control_tx_failed;
-    return false;
-  }
-  std::memcpy(data, frame.data(), frame.size());
-  if (rte_eth_tx_burst(members_[member].port->id(), context_.control_tx_queue, &mbuf, 1) == 1) {
-    ++counters_.control_tx;
-    return true;
-  }
-  rte_pktmbuf_free(mbuf);
-  ++counters_.control_tx_failed;
-  return false;
 }
 
 }  // namespace braid::bond

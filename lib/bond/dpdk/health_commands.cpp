@@ -99,6 +99,23 @@ void show_health(const Bond& bond, Output& out) {
   section.value("window_s", settings.window_ns / health::kNsPerSecond);
   section.value("degraded_weight_permille", settings.degraded_weight_permille);
   section.value("dampening", settings.dampening.penalty_per_flap == 0 ? "off" : "on");
+  // What the verdicts do, both ways (member_service.hpp; show bond's service table has more).
+  control::Table& service =
+      section.table("service", {"member", "transmit_permille", "transmit", "partner", "since"});
+  for (const MemberStatus& member : members) {
+    const ServiceVerdict& v = member.service;
+    service.row({member.name, v.tx_weight_permille, to_string(v.tx),
+                 !member.partner_told ? std::string("not_told (static)")
+                 : v.withdrawn        ? "withdrawn (" + to_string(v.partner) + ")"
+                                      : std::string("in_sync"),
+                 member.partner_told ? relative_text(member.partner_since_ns, now) : "-"});
+  }
+  if (bond.lacp() != nullptr) {
+    const WithdrawPolicy& policy = bond.config().lacp.withdraw;
+    section.value("withdraw_degraded", to_string(policy.degraded));
+    section.value("withdraw_cabling", policy.cabling ? "on" : "off");
+    section.value("withdraw_patience_ms", policy.patience_ns / 1'000'000);
+  }
 }
 
 void health_metrics(control::MetricWriter& w, const std::vector<Bond*>& bonds) {

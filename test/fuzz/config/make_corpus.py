@@ -35,7 +35,8 @@ bonds:
     min_links: 1
     mac: "02:00:00:00:00:aa"
     lacp: {rate: slow, activity: passive, system_priority: 1, port_priority: 2, key: auto,
-           aggregate_wait_ms: 0, fallback: false}
+           aggregate_wait_ms: 0, fallback: false,
+           withdraw: {degraded: always, cabling: true, patience_ms: 10}}
     scheduler:
       policy: adaptive
       weights: [3, 1]

@@ -148,6 +148,29 @@ cross_connect: [[host, up]]
   EXPECT_EQ(lacp.key, 33);
   EXPECT_EQ(lacp.aggregate_wait_ms, 500u);
   EXPECT_FALSE(lacp.fallback);
+  // Without lacp.withdraw: receive-side degradation withdraws, cabling does not, 1 s.
+  EXPECT_EQ(lacp.withdraw.degraded, bond::WithdrawPolicy::Degraded::kReceive);
+  EXPECT_FALSE(lacp.withdraw.cabling);
+  EXPECT_EQ(lacp.withdraw.patience_ns, 1'000'000'000u);
+}
+
+TEST(Config, LacpWithdraw) {
+  const Config config = parse_config(R"(
+ports:
+  - {name: host, device: net_ring0}
+  - {name: m0, device: net_ring1}
+bonds:
+  - name: up
+    members: [m0]
+    lacp: {withdraw: {degraded: never, cabling: true, patience_ms: 1500}}
+cross_connect: [[host, up]]
+)",
+                                     "withdraw.yaml");
+  const bond::WithdrawPolicy& withdraw = config.bonds[0].lacp.withdraw;
+  EXPECT_EQ(withdraw.degraded, bond::WithdrawPolicy::Degraded::kNever);
+  EXPECT_TRUE(withdraw.cabling);
+  EXPECT_EQ(withdraw.patience_ns, 1'500'000'000u);
+  EXPECT_TRUE(config.bonds[0].lacp.fast);  // the other keys keep their defaults
 }
 
 TEST(Config, SlowSteeringValues) {
@@ -303,6 +326,19 @@ INSTANTIATE_TEST_SUITE_P(
                 "ports:\n  - {name: m0, device: b}\nbonds:\n  - {name: up, members: [m0], "
                 "lacp: {rate: medium}}\n",
                 "expected fast or slow"},
+        BadCase{"bond_withdraw_degraded",
+                "ports:\n  - {name: m0, device: b}\nbonds:\n  - {name: up, members: [m0], "
+                "lacp: {withdraw: {degraded: sometimes}}}\n",
+                "bonds[0] \"up\".lacp.withdraw.degraded: expected receive or always or never, got "
+                "\"sometimes\""},
+        BadCase{"bond_withdraw_patience",
+                "ports:\n  - {name: m0, device: b}\nbonds:\n  - {name: up, members: [m0], "
+                "lacp: {withdraw: {patience_ms: 5}}}\n",
+                "lacp.withdraw.patience_ms: must be 10..10000, got 5"},
+        BadCase{"bond_withdraw_unknown",
+                "ports:\n  - {name: m0, device: b}\nbonds:\n  - {name: up, members: [m0], "
+                "lacp: {withdraw: {degrade: never}}}\n",
+                "unknown key \"degrade\""},
         BadCase{"two_bonds_connected",
                 "ports:\n  - {name: m0, device: a}\n  - {name: m1, device: b}\n"
                 "bonds:\n  - {name: x, members: [m0]}\n  - {name: y, members: [m1]}\n"

@@ -113,23 +113,6 @@ TEST(MemberHealth, BfdDownTakesTheMemberDownWhileCarrierIsUp) {
             (std::vector<std::string>{"flap: penalty 1000", "healthy -> down: bfd_down"}));
 }
 
-TEST(MemberHealth, LacpNotUsableIsDownButNoFlap) {
-  MemberHealth member({});
-  HealthInputs inputs = link_up();
-  member.update(inputs, kS);
-  inputs.lacp_usable = false;
-  member.update(inputs, 2 * kS);
-  EXPECT_EQ(member.state(), State::kDown);
-  EXPECT_EQ(member.reason(), Reason::kLacpNotUsable);
-  EXPECT_EQ(member.view(2 * kS).flaps, 0u);
-  // Carrier loss is the better explanation when both hold.
-  inputs.carrier = false;
-  member.update(inputs, 3 * kS);
-  EXPECT_EQ(member.reason(), Reason::kCarrierDown);
-}
-
-// The PFC storm watchdog's verdict takes the member down at once and back at once (the watchdog
-// times both), and a storm is not a flap.
 TEST(MemberHealth, APfcStormTakesTheMemberDownWithoutAFlap) {
   MemberHealth member(HealthSettings{});
   HealthInputs inputs;
@@ -275,7 +258,7 @@ TEST(MemberHealth, NamesFollowTheEnums) {
   EXPECT_STREQ(to_string(State::kSuppressed), "suppressed");
   EXPECT_STREQ(to_string(State::kDegraded), "degraded");
   EXPECT_STREQ(to_string(Reason::kNone), "none");
-  EXPECT_STREQ(to_string(Reason::kLacpNotUsable), "lacp_not_usable");
+  EXPECT_STREQ(to_string(Reason::kUpDelayPending), "up_delay_pending");
   EXPECT_STREQ(to_string(Reason::kErrorRate), "error_rate");
   EXPECT_STREQ(to_string(Reason::kPfcStorm), "pfc_storm");
   EXPECT_STREQ(to_string(BfdStatus::kNotConfigured), "not_configured");

@@ -154,3 +154,34 @@ TEST(PeriodicExpectation, OneLostLacpduNowAndThenDegradesNothing) {
 
 }  // namespace
 }  // namespace braid::health
+
+namespace braid::health {
+namespace {
+
+// BFD at 50 ms, detect multiplier 3 (RFC 5880 6.8.4): the silence before a detection is the
+// detection's; a session that stays Up losing every third packet still adds up.
+TEST(PeriodicExpectation, TheSilenceBeforeADetectionIsNotMissedButASteadyLossIs) {
+  constexpr std::uint64_t kPeriod = 50 * kMs;
+  constexpr double kDetectMult = 3;
+  // Up and on time until 1.0 s; a sample lands 140 ms into a cut, just before the detection.
+  PeriodicExpectation cut;
+  cut.sample(0, kPeriod, 0, kDetectMult);
+  cut.sample(1000 * kMs, kPeriod, 20, kDetectMult);
+  EXPECT_EQ(cut.sample(1140 * kMs, kPeriod, 20, kDetectMult).errors, 0u);
+  // With the default one packet in flight, the same silence would count as missed.
+  PeriodicExpectation strict;
+  strict.sample(0, kPeriod, 0);
+  strict.sample(1000 * kMs, kPeriod, 20);
+  EXPECT_EQ(strict.sample(1140 * kMs, kPeriod, 20).errors, 1u);
+  // Every third packet lost for 10 s: 66 of 200, less the allowance.
+  PeriodicExpectation lossy;
+  lossy.sample(0, kPeriod, 0, kDetectMult);
+  CounterSample last;
+  for (std::uint64_t t = 1; t <= 10; ++t)
+    last = lossy.sample(t * kS, kPeriod, t * 20 - (t * 20) / 3, kDetectMult);
+  EXPECT_GE(last.errors, 60u);
+  EXPECT_EQ(last.frames, 200u);
+}
+
+}  // namespace
+}  // namespace braid::health

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
+#include "lacp/selection.hpp"
+
 namespace braid::lacp {
 namespace {
 
@@ -326,6 +330,136 @@ TEST_F(MachineTest, CoupledMuxDistributesOnlyWhileThePartnerCollects) {
   EXPECT_TRUE(mux_step(port_, true, at(kAggregateWaitTime)));
   EXPECT_FALSE(port_.distributing);
   EXPECT_EQ(port_.mux_state, MuxState::kCollectingDistributing);
+}
+
+// Ports as the Selection Logic (6.4.14) sees them once their Receive machines have a partner:
+// link up, detached, CURRENT. Port n talks to port n of `partners[n]`.
+std::vector<Port> heard_ports(const SystemConfig& system, const std::vector<MacAddress>& partners,
+                              const std::vector<std::uint32_t>& speeds_mbps) {
+  std::vector<Port> ports;
+  for (std::size_t index = 0; index < partners.size(); ++index) {
+    PortConfig config;
+    config.port_number = static_cast<std::uint16_t>(index + 1);
+    config.key = 10;
+    Port& port = ports.emplace_back(config, system);
+    port.port_enabled = true;
+    port.lacp_enabled = true;
+    port.full_duplex = true;
+    port.speed_mbps = speeds_mbps[index];
+    port.rx_state = RxState::kCurrent;
+    port.partner =
+        PortInfo{0x8000, partners[index],    20,
+                 0x80,   config.port_number, kActivity | kAggregation | kSynchronization};
+  }
+  return ports;
+}
+
+SystemConfig selection_system() {
+  SystemConfig system;
+  system.system_mac = kOurSystem;
+  return system;
+}
+
+TEST(SelectionTest, WithdrawnPortIsStandbyAndKeepsItsAggregator) {
+  EventLog log(64);
+  const MachineContext context{0, log};
+  const SystemConfig system = selection_system();
+  std::vector<Port> ports = heard_ports(system, {kTheirSystem, kTheirSystem}, {25'000, 25'000});
+  SelectionLogic selection;
+  selection.step(ports, system, context);
+  ASSERT_EQ(ports[0].selected, Selected::kSelected);
+  ASSERT_EQ(ports[1].selected, Selected::kSelected);
+  const int aggregator = ports[0].aggregator;
+  ASSERT_EQ(ports[1].aggregator, aggregator);
+  ports[1].withdrawal.begin(0);
+  EXPECT_TRUE(selection.step(ports, system, context));
+  EXPECT_EQ(ports[1].selected, Selected::kStandby);
+  EXPECT_EQ(ports[1].aggregator, aggregator);
+  EXPECT_EQ(ports[0].selected, Selected::kSelected);
+  EXPECT_EQ(selection.active_aggregator(), aggregator);
+  EXPECT_FALSE(selection.step(ports, system, context));  // settled
+  // Every member withdrawn: still the active aggregator, nothing to reselect.
+  ports[0].withdrawal.begin(0);
+  selection.step(ports, system, context);
+  EXPECT_EQ(ports[0].selected, Selected::kStandby);
+  EXPECT_EQ(ports[0].aggregator, aggregator);
+  EXPECT_EQ(selection.active_aggregator(), aggregator);
+  ports[0].withdrawal.end();
+  ports[1].withdrawal.end();
+  EXPECT_TRUE(selection.step(ports, system, context));
+  EXPECT_EQ(ports[0].selected, Selected::kSelected);
+  EXPECT_EQ(ports[1].selected, Selected::kSelected);
+  for (const Event& event : log.events()) {
+    if (event.machine == Machine::kSelection && event.port_number == 2) {
+      EXPECT_STRNE(event.to, "UNSELECTED");
+    }
+  }
+}
+
+TEST(SelectionTest, WithdrawnPortsStillCountForTheActiveAggregator) {
+  // Two 25G ports to one partner, a 40G port to another: by bandwidth the pair (50G) is active,
+  // and withdrawing one of it is no reason to move the bond to the 40G port.
+  EventLog log(64);
+  const MachineContext context{0, log};
+  SystemConfig system = selection_system();
+  system.aggregator_select = AggregatorSelect::kBandwidth;
+  const MacAddress other{0x02, 0, 0, 0, 0, 0x03};
+  std::vector<Port> ports =
+      heard_ports(system, {kTheirSystem, kTheirSystem, other}, {25'000, 25'000, 40'000});
+  SelectionLogic selection;
+  selection.step(ports, system, context);
+  const int pair = ports[0].aggregator;
+  ASSERT_EQ(selection.active_aggregator(), pair);
+  ASSERT_EQ(ports[2].selected, Selected::kStandby);
+  ports[1].withdrawal.begin(0);
+  selection.step(ports, system, context);
+  EXPECT_EQ(selection.active_aggregator(), pair);
+  EXPECT_EQ(ports[0].selected, Selected::kSelected);
+  EXPECT_EQ(ports[1].selected, Selected::kStandby);
+  EXPECT_EQ(ports[2].selected, Selected::kStandby);
+}
+
+TEST(SelectionTest, WithdrawnPortGivesItsActiveSlotToAStandbyOne) {
+  // max_active_ports 1 (6.4.14.1 g): port 1 ranks first; withdrawn, port 2 takes its place.
+  EventLog log(64);
+  const MachineContext context{0, log};
+  SystemConfig system = selection_system();
+  system.max_active_ports = 1;
+  std::vector<Port> ports = heard_ports(system, {kTheirSystem, kTheirSystem}, {25'000, 25'000});
+  SelectionLogic selection;
+  selection.step(ports, system, context);
+  ASSERT_EQ(ports[0].selected, Selected::kSelected);
+  ASSERT_EQ(ports[1].selected, Selected::kStandby);
+  ports[0].withdrawal.begin(0);
+  selection.step(ports, system, context);
+  EXPECT_EQ(ports[0].selected, Selected::kStandby);
+  EXPECT_EQ(ports[1].selected, Selected::kSelected);
+  ports[0].withdrawal.end();
+  selection.step(ports, system, context);
+  EXPECT_EQ(ports[0].selected, Selected::kSelected);
+  EXPECT_EQ(ports[1].selected, Selected::kStandby);
+}
+
+TEST(WithdrawalRecord, ReleasedByTheFirstLacpduNotDistributing) {
+  Withdrawal withdrawal;
+  constexpr std::uint8_t kInService =
+      kActivity | kAggregation | kSynchronization | kCollecting | kDistributing;
+  EXPECT_FALSE(withdrawal.heard(kActivity, 1));  // not withdrawn: nothing to acknowledge
+  EXPECT_STREQ(withdrawal.state_name(), "IN_SERVICE");
+  withdrawal.begin(10);
+  EXPECT_STREQ(withdrawal.state_name(), "WITHDRAWN");
+  EXPECT_FALSE(withdrawal.heard(kInService, 11));
+  EXPECT_TRUE(withdrawal.heard(kInService & ~kDistributing, 12));
+  EXPECT_FALSE(withdrawal.heard(kActivity, 13));  // the first one counts
+  EXPECT_EQ(withdrawal.partner_released_ns, 12u);
+  EXPECT_STREQ(withdrawal.state_name(), "PARTNER_RELEASED");
+  withdrawal.begin(20);
+  EXPECT_FALSE(withdrawal.partner_released_ns.has_value());
+  EXPECT_EQ(withdrawal.since_ns, 20u);
+  EXPECT_TRUE(withdrawal.heard(kInService & ~kSynchronization, 21));
+  withdrawal.end();
+  EXPECT_FALSE(withdrawal.active);
+  EXPECT_FALSE(withdrawal.partner_released_ns.has_value());
 }
 
 TEST_F(MachineTest, TransitionsAreLogged) {

@@ -260,6 +260,226 @@ TEST_F(SystemTest, GoodbyeSaysOutOfSyncAndForgetsThePartner) {
   EXPECT_EQ(system_.counters(0).goodbye_tx, 1u);
 }
 
+// Withdrawal (set_withdrawn): both ports aggregated with a scripted partner, then port 1 asks the
+// partner to stop sending to it while LACP keeps running.
+constexpr MacAddress kPartnerSystem{0x02, 0, 0, 0, 0, 0x22};
+constexpr std::uint8_t kInServiceBits =
+    state_bit::kSynchronization | state_bit::kCollecting | state_bit::kDistributing;
+constexpr std::uint8_t kPartnerAttached = state_bit::kActivity | state_bit::kTimeout |
+                                          state_bit::kAggregation | state_bit::kSynchronization;
+constexpr std::uint8_t kPartnerInService = kPartnerAttached | kInServiceBits;
+constexpr std::uint64_t kMs = 1'000'000;
+
+class WithdrawalTest : public SystemTest {
+ protected:
+  // A LACPDU from the partner's port `port + 1` that echoes our port's actor information.
+  Lacpdu partner_pdu(std::size_t port, std::uint8_t their_state,
+                     const MacAddress& their_system = kPartnerSystem) const {
+    Lacpdu pdu;
+    pdu.actor =
+        PortInfo{0x8000, their_system, 20, 0x80, static_cast<std::uint16_t>(port + 1), their_state};
+    pdu.partner = system_.port(port).actor;
+    return pdu;
+  }
+  void hear(std::size_t port, const Lacpdu& pdu, std::uint64_t now_ns) {
+    const MacAddress source{0x02, 0, 0, 0x22, 1, static_cast<std::uint8_t>(port + 1)};
+    const SlowFrame frame = encode_lacpdu(source, pdu);
+    system_.on_frame(port, ByteSpan(frame), now_ns);
+  }
+  void hear(std::size_t port, std::uint8_t their_state, std::uint64_t now_ns,
+            const MacAddress& their_system = kPartnerSystem) {
+    hear(port, partner_pdu(port, their_state, their_system), now_ns);
+  }
+  // Both ports up at 0, heard from the partner, aggregated once the aggregate wait is over.
+  void converge() {
+    for (std::size_t port = 0; port < 2; ++port) {
+      system_.on_link(port, true, 25'000, true, 0);
+      hear(port, kPartnerInService, 0);
+    }
+    system_.tick(kAggregateWaitTime);
+    ASSERT_TRUE(system_.distributing(0) && system_.collecting(0));
+    ASSERT_TRUE(system_.distributing(1) && system_.collecting(1));
+    sent_.clear();
+  }
+  int withdrawal_events() const {
+    int count = 0;
+    for (const Event& event : system_.event_log().events())
+      count += event.machine == Machine::kWithdrawal;
+    return count;
+  }
+};
+
+TEST_F(WithdrawalTest, WithdrawnPortIsStandbyAndSaysSoAtOnce) {
+  converge();
+  const int aggregator = system_.port(1).aggregator;
+  const int active = system_.active_aggregator();
+  const std::uint64_t generation = system_.generation();
+  const std::uint64_t at = kAggregateWaitTime + 100 * kMs;
+  system_.set_withdrawn(1, true, at);
+  EXPECT_TRUE(system_.withdrawn(1));
+  EXPECT_FALSE(system_.withdrawn(0));
+  EXPECT_EQ(system_.withdrawn_since_ns(1), at);
+  EXPECT_FALSE(system_.withdrawn_since_ns(0).has_value());
+  EXPECT_FALSE(system_.partner_released_ns(1).has_value());
+  // STANDBY in the same aggregator (6.4.14), which stays the active one; DETACHED then WAITING.
+  const Port& port = system_.port(1);
+  EXPECT_EQ(port.selected, Selected::kStandby);
+  EXPECT_EQ(port.aggregator, aggregator);
+  EXPECT_EQ(system_.active_aggregator(), active);
+  EXPECT_EQ(port.mux_state, MuxState::kWaiting);
+  EXPECT_FALSE(system_.collecting(1) || system_.distributing(1));
+  EXPECT_NE(system_.generation(), generation);
+  EXPECT_TRUE(system_.distributing(0) && system_.collecting(0));
+  // LACP keeps running on it: the partner stays CURRENT, the Periodic machine too.
+  EXPECT_EQ(port.rx_state, RxState::kCurrent);
+  EXPECT_EQ(port.periodic_state, PeriodicState::kFastPeriodic);
+  // The LACPDU went out inside the call: out of sync, and the partner still echoed (not the
+  // null partner of goodbye_frame).
+  ASSERT_EQ(sent_.size(), 1u);
+  EXPECT_EQ(sent_[0].port, 1u);
+  const DecodedFrame decoded = decode_slow_frame(ByteSpan(sent_[0].frame));
+  ASSERT_EQ(decoded.kind, FrameKind::kLacpdu);
+  EXPECT_EQ(decoded.lacpdu.actor.state & kInServiceBits, 0);
+  EXPECT_FALSE(has_bit(decoded.lacpdu.actor.state, state_bit::kDefaulted));
+  EXPECT_EQ(decoded.lacpdu.partner.system, kPartnerSystem);
+  EXPECT_EQ(decoded.lacpdu.partner.port_number, 2);
+  EXPECT_EQ(decoded.lacpdu.partner.key, 20);
+  // The snapshot and the event log say so.
+  const SystemSnapshot snap = system_.snapshot();
+  EXPECT_TRUE(snap.ports[1].withdrawn);
+  EXPECT_FALSE(snap.ports[0].withdrawn);
+  EXPECT_FALSE(snap.ports[1].partner_released_ns.has_value());
+  EXPECT_NE(format_snapshot(snap).find("withdrawn"), std::string::npos);
+  bool logged = false;
+  bool standby = false;
+  for (const Event& event : system_.event_log().events()) {
+    if (event.port_number != 2 || event.time_ns != at) continue;
+    logged =
+        logged || (event.machine == Machine::kWithdrawal &&
+                   std::string(event.from) == "IN_SERVICE" && std::string(event.to) == "WITHDRAWN");
+    standby =
+        standby || (event.machine == Machine::kSelection && std::string(event.from) == "SELECTED" &&
+                    std::string(event.to) == "STANDBY");
+  }
+  EXPECT_TRUE(logged);
+  EXPECT_TRUE(standby);
+}
+
+TEST_F(WithdrawalTest, SetWithdrawnTwiceIsANoOp) {
+  converge();
+  const std::uint64_t t0 = kAggregateWaitTime;
+  system_.set_withdrawn(1, true, t0 + 100 * kMs);
+  hear(1, kPartnerAttached, t0 + 200 * kMs);
+  ASSERT_EQ(system_.partner_released_ns(1), t0 + 200 * kMs);
+  sent_.clear();
+  const std::uint64_t events = system_.event_log().total();
+  system_.set_withdrawn(1, true, t0 + 300 * kMs);
+  EXPECT_TRUE(sent_.empty());
+  EXPECT_EQ(system_.event_log().total(), events);
+  EXPECT_EQ(system_.withdrawn_since_ns(1), t0 + 100 * kMs);   // not a new withdrawal
+  EXPECT_EQ(system_.partner_released_ns(1), t0 + 200 * kMs);  // not reset
+  system_.set_withdrawn(1, false, t0 + 400 * kMs);
+  EXPECT_FALSE(system_.withdrawn(1));
+  EXPECT_EQ(system_.port(1).selected, Selected::kSelected);
+  sent_.clear();
+  const std::uint64_t events_after_return = system_.event_log().total();
+  system_.set_withdrawn(1, false, t0 + 500 * kMs);
+  EXPECT_TRUE(sent_.empty());
+  EXPECT_EQ(system_.event_log().total(), events_after_return);
+  EXPECT_EQ(withdrawal_events(), 3);  // withdrawn, partner released, in service
+}
+
+TEST_F(WithdrawalTest, PartnerReleasedOnlyOnceItsActorStopsDistributing) {
+  converge();
+  const std::uint64_t t0 = kAggregateWaitTime;
+  system_.set_withdrawn(1, true, t0 + 100 * kMs);
+  // Sent before the partner heard us: it still distributes to us.
+  hear(1, kPartnerInService, t0 + 200 * kMs);
+  EXPECT_FALSE(system_.partner_released_ns(1).has_value());
+  // Its Distributing bit clear: released, at the first such LACPDU.
+  hear(1, kPartnerAttached | state_bit::kCollecting, t0 + 300 * kMs);
+  EXPECT_EQ(system_.partner_released_ns(1), t0 + 300 * kMs);
+  EXPECT_EQ(system_.snapshot().ports[1].partner_released_ns, t0 + 300 * kMs);
+  hear(1, kPartnerAttached, t0 + 400 * kMs);
+  EXPECT_EQ(system_.partner_released_ns(1), t0 + 300 * kMs);
+  // Port 0's partner is untouched by any of it.
+  EXPECT_FALSE(system_.partner_released_ns(0).has_value());
+  // Returned: nothing to report.
+  system_.set_withdrawn(1, false, t0 + 500 * kMs);
+  EXPECT_FALSE(system_.partner_released_ns(1).has_value());
+  // A new withdrawal starts over; this time the partner says it is out of sync (its
+  // Synchronization bit clear, even with Distributing still set).
+  hear(1, kPartnerInService, t0 + 600 * kMs);
+  system_.set_withdrawn(1, true, t0 + 700 * kMs);
+  EXPECT_EQ(system_.withdrawn_since_ns(1), t0 + 700 * kMs);
+  EXPECT_FALSE(system_.partner_released_ns(1).has_value());
+  hear(1, kPartnerInService, t0 + 800 * kMs);
+  EXPECT_FALSE(system_.partner_released_ns(1).has_value());
+  hear(1, kPartnerInService & ~state_bit::kSynchronization, t0 + 900 * kMs);
+  EXPECT_EQ(system_.partner_released_ns(1), t0 + 900 * kMs);
+}
+
+TEST_F(WithdrawalTest, ReleaseHeardBeforeTheWithdrawalDoesNotCount) {
+  converge();
+  const std::uint64_t t0 = kAggregateWaitTime;
+  hear(1, kPartnerAttached, t0 + 100 * kMs);  // partner not distributing, we not withdrawn
+  EXPECT_FALSE(system_.partner_released_ns(1).has_value());
+  system_.set_withdrawn(1, true, t0 + 200 * kMs);
+  EXPECT_FALSE(system_.partner_released_ns(1).has_value());
+  hear(1, kPartnerAttached, t0 + 300 * kMs);
+  EXPECT_EQ(system_.partner_released_ns(1), t0 + 300 * kMs);
+}
+
+TEST_F(WithdrawalTest, ReleaseIsReadFromTheActorStateAsReceived) {
+  converge();
+  const std::uint64_t t0 = kAggregateWaitTime;
+  system_.set_withdrawn(1, true, t0 + 100 * kMs);
+  // The partner still says in sync and distributing, but its echo of us is stale: our recomputed
+  // view of its Synchronization is clear (recordPDU, 6.4.9), yet it may still send to us.
+  Lacpdu stale = partner_pdu(1, kPartnerInService);
+  stale.partner.port_priority ^= 1;
+  hear(1, stale, t0 + 200 * kMs);
+  ASSERT_FALSE(has_bit(system_.port(1).partner.state, state_bit::kSynchronization));
+  EXPECT_FALSE(system_.partner_released_ns(1).has_value());
+  // A LACPDU the Receive machine does not take (link down) says nothing either.
+  system_.on_link(1, false, 25'000, true, t0 + 300 * kMs);
+  hear(1, kPartnerAttached, t0 + 400 * kMs);
+  EXPECT_FALSE(system_.partner_released_ns(1).has_value());
+}
+
+TEST_F(WithdrawalTest, SurvivesALinkFlapButANewPartnerIsSelectedAgain) {
+  converge();
+  const std::uint64_t t0 = kAggregateWaitTime;
+  const int aggregator = system_.port(1).aggregator;
+  system_.set_withdrawn(1, true, t0 + 100 * kMs);
+  system_.on_link(1, false, 25'000, true, t0 + 200 * kMs);
+  EXPECT_TRUE(system_.withdrawn(1));
+  system_.on_link(1, true, 25'000, true, t0 + 300 * kMs);
+  hear(1, kPartnerAttached, t0 + 400 * kMs);
+  EXPECT_TRUE(system_.withdrawn(1));
+  EXPECT_EQ(system_.port(1).selected, Selected::kStandby);
+  EXPECT_EQ(system_.port(1).aggregator, aggregator);
+  EXPECT_FALSE(system_.collecting(1) || system_.distributing(1));
+  // The cable now leads to another system: a new LAG ID, so UNSELECTED and a new aggregator
+  // (update_Selected, 6.4.9), and still STANDBY once selected, since still withdrawn.
+  const MacAddress other{0x02, 0, 0, 0, 0, 0x33};
+  const std::uint64_t moved_at = t0 + 500 * kMs;
+  hear(1, kPartnerAttached, moved_at, other);
+  EXPECT_TRUE(system_.withdrawn(1));
+  EXPECT_EQ(system_.port(1).partner.system, other);
+  EXPECT_EQ(system_.port(1).selected, Selected::kStandby);
+  EXPECT_NE(system_.port(1).aggregator, system_.port(0).aggregator);
+  bool selected_again = false;
+  for (const Event& event : system_.event_log().events()) {
+    selected_again = selected_again || (event.time_ns == moved_at && event.port_number == 2 &&
+                                        event.machine == Machine::kSelection &&
+                                        std::string(event.from) == "UNSELECTED" &&
+                                        std::string(event.to) == "STANDBY");
+  }
+  EXPECT_TRUE(selected_again);
+  EXPECT_TRUE(system_.distributing(0));
+}
+
 TEST_F(SystemTest, SnapshotAndEventLog) {
   system_.on_link(0, true, 100'000, true, 0);
   system_.tick(kShortTimeoutTime + 1);

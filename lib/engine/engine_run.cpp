@@ -1,0 +1,212 @@
+// The running engine: start and stop (a planned stop lets every LACP partner go first), the
+// console's pause and resume, the protocol loop's work for the bonds, the workers' liveness, and
+// the counters summed over the workers.
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/clock.hpp"
+#include "engine/engine.hpp"
+#include "log/log_types.hpp"
+
+namespace braid::engine {
+namespace {
+
+// How long stop() retries goodbye LACPDUs the ports refuse, and then waits for the PMDs to put
+// them on the wire before the ports stop.
+constexpr std::uint64_t kGoodbyePatienceNs = 20'000'000;
+constexpr unsigned kGoodbyeSettleUs = 2000;
+// A planned stop withdraws every member and waits, still forwarding, for each partner to stop
+// sending (lacp.withdraw.patience_ms each); the loop polls the bonds at least this often, and
+// never waits past the longest patience plus the slack.
+constexpr std::uint64_t kLeavePollNs = 200'000;
+constexpr std::uint64_t kLeaveSlackNs = 50'000'000;
+// How long pause() and resume() wait for every worker to acknowledge (a worker descheduled on
+// an overloaded machine may take a scheduler tick or more).
+constexpr std::uint64_t kWorkerAckPatienceNs = 1'000'000'000;
+
+}  // namespace
+
+void Engine::start() {
+  if (running()) return;
+  if (!ports_started_) start_ports();  // again, after a stop()
+  if (!control_started_) {
+    const std::uint64_t now = monotonic_ns();
+    for (const auto& bond : bonds_)
+      bond->start(now);
+    for (const auto& scheduler : schedulers_)
+      scheduler->start(now);
+    control_started_ = true;
+  }
+  forwarding_.store(true, std::memory_order_release);
+  running_.store(true, std::memory_order_release);
+  liveness_.restart(monotonic_ns());
+  for (const auto& worker : workers_) {
+    if (const int rc = rte_eal_remote_launch(worker_main, worker.get(), worker->lcore); rc != 0) {
+      running_.store(false);
+      rte_eal_mp_wait_lcore();
+      throw EngineError("engine: cannot launch worker on lcore " + std::to_string(worker->lcore) +
+                        ": " + std::strerror(-rc));
+    }
+  }
+}
+
+void Engine::pause() {
+  if (!running() || !forwarding_.load()) return;
+  forwarding_.store(false, std::memory_order_release);
+  // A worker acknowledges at the top of its next loop, after it drained what it was sending.
+  wait_for_workers(false);
+}
+
+void Engine::resume() {
+  if (!running()) {
+    start();
+    return;
+  }
+  if (forwarding_.load()) return;
+  forwarding_.store(true, std::memory_order_release);
+  // Without this, a worker's first burst after `start` could still be dropped as `stopped`.
+  wait_for_workers(true);
+}
+
+void Engine::wait_for_workers(bool forwarding) const {
+  const std::uint64_t deadline = monotonic_ns() + kWorkerAckPatienceNs;
+  for (const auto& worker : workers_) {
+    while (worker->forwarding_seen.load(std::memory_order_acquire) != forwarding &&
+           monotonic_ns() < deadline)
+      rte_pause();
+  }
+}
+
+void Engine::stop() {
+  if (running() && control_started_) leave_partners();
+  if (running()) {
+    running_.store(false, std::memory_order_release);
+    for (const auto& worker : workers_)
+      rte_eal_wait_lcore(worker->lcore);
+    liveness_.restart(monotonic_ns());  // a stopped worker is no stalled one
+  }
+  if (ports_started_) {
+    if (control_started_) {
+      std::size_t goodbyes = 0;
+      for (const auto& bond : bonds_)
+        goodbyes += bond->leave_service(monotonic_ns(), kGoodbyePatienceNs);
+      // The PMDs put the goodbyes on the wire asynchronously: give them that before the ports
+      // stop (a stop may drop what is still queued).
+      if (goodbyes != 0) rte_delay_us_sleep(kGoodbyeSettleUs);
+    }
+    for (const auto& port : ports_)
+      port->stop();
+    ports_started_ = false;
+    control_started_ = false;
+  }
+}
+
+void Engine::leave_partners() {
+  std::uint64_t now = monotonic_ns();
+  std::uint64_t patience_ns = 0;
+  for (const auto& bond : bonds_) {
+    bond->begin_leave(now);
+    patience_ns = std::max(patience_ns, bond->config().lacp.withdraw.patience_ns);
+  }
+  auto all_left = [this] {
+    return std::all_of(bonds_.begin(), bonds_.end(), [](const auto& bond) { return bond->left(); });
+  };
+  // Each member's own patience ends its wait; this bounds the loop should a clock misbehave.
+  const std::uint64_t until = now + patience_ns + kLeaveSlackNs;
+  const std::uint64_t started = now;
+  while (!all_left() && now < until) {
+    const std::uint64_t next = poll_control(now);
+    const std::uint64_t wake = std::min(next, now + kLeavePollNs);
+    if (wake > now) rte_delay_us_sleep(static_cast<unsigned>((wake - now) / 1000 + 1));
+    now = monotonic_ns();
+  }
+  for (const auto& bond : bonds_) {
+    if (bond->lacp() == nullptr) continue;
+    BRAID_LOG_TO(kEngine, INFO, "bond %s: partners left in %.1f ms: %s\n", bond->name().c_str(),
+                 static_cast<double>(now - started) / 1e6, bond->leave_report().c_str());
+  }
+}
+
+std::uint64_t Engine::poll_control(std::uint64_t now_ns) {
+  std::uint64_t next = check_workers(now_ns);
+  if (!control_started_) return next;
+  if (kernel_links_.poll()) {
+    for (const auto& bond : bonds_)
+      bond->notify_link_event();
+  }
+  for (const auto& bond : bonds_)
+    next = std::min(next, bond->poll(now_ns));
+  for (const auto& scheduler : schedulers_)
+    next = std::min(next, scheduler->poll(now_ns));
+  return next;
+}
+
+std::uint64_t Engine::check_workers(std::uint64_t now_ns) {
+  if (!running()) return UINT64_MAX;
+  if (now_ns < liveness_.next_check_ns()) return liveness_.next_check_ns();
+  std::vector<std::uint64_t> loops;
+  loops.reserve(workers_.size());
+  for (const auto& worker : workers_)
+    loops.push_back(worker->counters.loops.get());
+  for (const WorkerLiveness::Event& event : liveness_.check(loops, now_ns)) {
+    const Worker& worker = *workers_[event.worker];
+    const double ms = static_cast<double>(event.still_ns) / 1e6;
+    if (event.stalled) {
+      BRAID_LOG_TO(kEngine, WARNING,
+                   "worker lcore %u stalled: its poll loop has not moved for %.1f ms (limit %llu "
+                   "ms); its queues %s are not served\n",
+                   worker.lcore, ms,
+                   static_cast<unsigned long long>(liveness_.stall_limit_ns() / 1'000'000),
+                   queues_of(worker).c_str());
+    } else {
+      BRAID_LOG_TO(kEngine, WARNING, "worker lcore %u running again after a stall of %.1f ms\n",
+                   worker.lcore, ms);
+    }
+  }
+  return liveness_.next_check_ns();
+}
+
+std::string Engine::queues_of(const Worker& worker) const {
+  std::string queues;
+  for (const RxRoute& route : worker.routes) {
+    const std::string name = route.port < ports_.size() ? ports_[route.port]->name()
+                                                        : "port" + std::to_string(route.port);
+    queues += (queues.empty() ? "" : " ") + name + "/" + std::to_string(route.queue);
+    // A queue polled across sockets says so: the NUMA placement report's warning, kept visible.
+    if (route.port < ports_.size()) {
+      const int socket = ports_[route.port]->socket();
+      if (socket >= 0 && socket != worker.socket)
+        queues += "(socket " + std::to_string(socket) + ")";
+    }
+  }
+  return queues;
+}
+
+datapath::CounterTotals Engine::totals() const {
+  datapath::CounterTotals totals;
+  for (const auto& worker : workers_)
+    totals.add(worker->counters);
+  return totals;
+}
+
+datapath::NicCounters Engine::nic_counters(std::size_t port_index) const {
+  rte_eth_stats stats{};
+  datapath::NicCounters nic;
+  if (rte_eth_stats_get(ports_[port_index]->id(), &stats) != 0) return nic;
+  nic.rx_packets = stats.ipackets;
+  nic.tx_packets = stats.opackets;
+  nic.rx_bytes = stats.ibytes;
+  nic.tx_bytes = stats.obytes;
+  nic.rx_missed = stats.imissed;
+  nic.rx_no_mbuf = stats.rx_nombuf;
+  nic.rx_errors = stats.ierrors;
+  nic.tx_errors = stats.oerrors;
+  return nic;
+}
+
+}  // namespace braid::engine
