@@ -34,6 +34,7 @@
 #include "engine/runtime_lock.hpp"
 #include "engine/start_checks.hpp"
 #include "engine/stats_line.hpp"
+#include "log/async_log.hpp"
 #include "log/log_types.hpp"
 #include "options.hpp"
 #include "sched/dpdk/sched_commands.hpp"
@@ -74,7 +75,8 @@ std::vector<braid::engine::PortStatsView> port_views(const braid::engine::Engine
   return views;
 }
 
-void run(const braid::config::Config& config, const braid::app::Options& options) {
+void run(const braid::config::Config& config, const braid::app::Options& options,
+         braid::log::AsyncLog& async_log) {
   braid::engine::Engine engine(config);
   for (const std::string& note : engine.notes())
     BRAID_LOG_TO(kEngine, INFO, "%s\n", note.c_str());
@@ -117,29 +119,29 @@ void run(const braid::config::Config& config, const braid::app::Options& options
   const std::uint32_t interval_ms =
       options.stats_interval_ms.value_or(options.interactive ? 0 : config.stats.interval_ms);
   if (interval_ms > 0) {
-    // On the management thread: it reads only the workers' counters, and a slow terminal
-    // blocks it, never the protocol loop.
+    // On the management thread: it reads only the workers' counters, and its line goes through
+    // the log's queue, so a slow terminal blocks neither it nor the protocol loop.
     auto previous = std::make_shared<braid::datapath::CounterTotals>(engine.totals());
     auto previous_ns = std::make_shared<std::uint64_t>(start_ns);
-    control.every_here("stats", std::uint64_t{interval_ms} * 1'000'000,
-                       [&engine, &config, previous, previous_ns, start_ns](std::uint64_t now) {
-                         const braid::datapath::CounterTotals current = engine.totals();
-                         std::printf("%s\n", braid::engine::format_stats_line(
-                                                 static_cast<double>(now - start_ns) / 1e9,
-                                                 static_cast<double>(now - *previous_ns) / 1e9,
-                                                 current, *previous, port_views(engine, config))
-                                                 .c_str());
-                         std::fflush(stdout);
-                         *previous = current;
-                         *previous_ns = now;
-                       });
+    control.every_here(
+        "stats", std::uint64_t{interval_ms} * 1'000'000,
+        [&engine, &config, &async_log, previous, previous_ns, start_ns](std::uint64_t now) {
+          const braid::datapath::CounterTotals current = engine.totals();
+          async_log.print(
+              braid::engine::format_stats_line(static_cast<double>(now - start_ns) / 1e9,
+                                               static_cast<double>(now - *previous_ns) / 1e9,
+                                               current, *previous, port_views(engine, config)) +
+              "\n");
+          *previous = current;
+          *previous_ns = now;
+        });
   }
   // The socket, the metrics port and the console before anything forwards: a socket in use
   // stops braid here, with the ports closed again and nothing sent.
   control.open(start_ns);
   engine.start();
-  std::printf("forwarding; Ctrl-C stops\n");
-  std::fflush(stdout);
+  std::fflush(stdout);  // what printf wrote before goes out before the log's queue
+  async_log.print("forwarding; Ctrl-C stops\n");
   control.start();
   signal_loop.store(&loop);
   const std::uint64_t end_ns = options.duration_s
@@ -240,11 +242,15 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, on_signal);
 
   int status = 0;
-  try {
-    run(config, options);
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "braid: %s\n", error.what());
-    status = 1;
+  {
+    // From here no log line blocks the thread that writes it (a stalled terminal, journald).
+    braid::log::AsyncLog async_log;
+    try {
+      run(config, options, async_log);
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "braid: %s\n", error.what());
+      status = 1;
+    }
   }
   rte_eal_cleanup();
   return status;

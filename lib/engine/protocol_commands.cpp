@@ -4,6 +4,7 @@
 #include "control/control_plane.hpp"
 #include "engine/engine.hpp"
 #include "engine/protocol_loop.hpp"
+#include "log/async_log.hpp"
 
 namespace braid::engine {
 namespace {
@@ -23,6 +24,13 @@ void show_lateness(const Engine& engine, const ProtocolLoop& loop, control::Outp
   out.value("protocol_loop_period_worst_minute_ms", ms(period.worst_last_minute_ns));
   out.value("protocol_loop_period_worst_ms", ms(period.worst_ns));
   out.value("deadline_slack_ms", ms(lag.slack_ns()));
+  // The log's queue (log/async_log.hpp): lines never block the thread that writes them.
+  if (const log::AsyncLog* async_log = log::AsyncLog::installed()) {
+    const log::AsyncLogCounters counters = async_log->counters();
+    out.value("log_lines", counters.lines);
+    out.value("log_lines_dropped", counters.dropped_lines);
+    out.value("log_queued_bytes", counters.queued_bytes);
+  }
   control::Table& table = out.table(
       "deadlines", {"deadline", "served", "late", "last_ms", "worst_minute_ms", "worst_ms"});
   for (std::size_t k = 0; k < kDeadlineKinds; ++k) {
@@ -77,6 +85,13 @@ void register_protocol_commands(control::ControlPlane& control, const Engine& en
     w.family("braid_protocol_jobs_total",
              "management jobs (commands, renders) the protocol loop ran", MetricType::kCounter);
     w.sample({}, loop.jobs_run());
+    if (const log::AsyncLog* async_log = log::AsyncLog::installed()) {
+      w.family("braid_log_lines_dropped_total",
+               "log lines dropped because their reader (terminal, journald) was too slow to take "
+               "them; the thread that logged never waits",
+               MetricType::kCounter);
+      w.sample({}, async_log->counters().dropped_lines);
+    }
   });
 }
 

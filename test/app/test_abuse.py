@@ -33,7 +33,7 @@ from abuselib import (ControlClient, NonReader, PipelinedBurst, Slowloris, Windo
                       event_window, lateness_ms, open_idle_connections, paired_bonds_config,
                       pending_reply, raise_fd_limit, show_control, slow_frame_hex, start_flood,
                       vm_rss_kib, write_slow_protocols_pcap)
-from braidlib import BRAIDCTL, free_port, running_braid
+from braidlib import BRAID, BRAIDCTL, free_port, running_braid, stop
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "interop"))
 from netlab import IFNAMSIZ, NetLab, in_netns  # noqa: E402
@@ -532,3 +532,59 @@ def test_lateness_counters_see_a_stopped_process(demo):
         while not all_distributing(lacp_picture(client)):
             assert time.monotonic() < deadline, lacp_picture(client)
             time.sleep(0.2)
+
+
+def test_a_log_reader_that_never_reads_blocks_nothing(tmp_path):
+    """Issue 33 item 3: braid's stdout and stderr on pipes nobody reads (a terminal paused with
+    Ctrl-S, an ssh session gone quiet, a backed-up journald), and 400 admin flaps of a member,
+    several log lines each: the pipes fill within the first flaps. Every command is answered,
+    a second operator's braidctl keeps answering, LACP comes back distributing on every member,
+    the protocol loop's period stays under 100 ms, and the lines wait in braid's log queue (or,
+    past its 1 MiB, are counted as dropped) instead of the threads that wrote them."""
+    socket_path = tmp_path / "braid.sock"
+    config = demo_config(tmp_path, socket_path, free_port())
+    prefix = f"braid-log-{os.getpid()}"
+    process = subprocess.Popen([BRAID, "--config", str(config), "--", f"--file-prefix={prefix}"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    readers = []
+    try:
+        deadline = time.monotonic() + 60
+        while not socket_path.exists():
+            assert process.poll() is None and time.monotonic() < deadline, "no control socket"
+            time.sleep(0.1)
+        with ControlClient(socket_path) as client:
+            while not all_distributing(lacp_picture(client)):
+                assert time.monotonic() < deadline, lacp_picture(client)
+                time.sleep(0.2)
+            with Prober(socket_path) as prober:
+                start = time.monotonic()
+                for _ in range(400):
+                    for state in ("down", "up"):
+                        ok, body = client.ask(f"text set member m1 {state}")
+                        assert ok, body
+                flaps_s = time.monotonic() - start
+                back = time.monotonic() + 20
+                while not all_distributing(lacp_picture(client)):
+                    assert time.monotonic() < back, lacp_picture(client)
+                    time.sleep(0.2)
+            control = show_control(client)
+        worst_ms = control["protocol_loop_period_worst_ms"]
+        print(f"\n400 admin flaps of m1 in {flaps_s:.1f} s with nobody reading braid's output: "
+              f"{control['log_lines']} log lines, {control['log_queued_bytes']} bytes of them "
+              f"still queued, {control['log_lines_dropped']} dropped; "
+              f"protocol loop period worst {worst_ms:.1f} ms; braidctl worst "
+              f"{prober.worst_s() * 1e3:.0f} ms over {len(prober.samples)} calls")
+        # More than a pipe holds (64 KiB) is waiting or was dropped: the writer is stuck on the
+        # full pipe, and nothing else waited for it.
+        assert control["log_queued_bytes"] > 65536 or control["log_lines_dropped"] > 0, control
+        assert worst_ms < 100, control
+        assert all(status == 0 for _, status, _ in prober.samples), prober.samples
+        assert prober.worst_s() < 2.0, prober.samples
+    finally:
+        # Someone reads at last: braid can write its final report and exit.
+        for pipe in (process.stdout, process.stderr):
+            reader = threading.Thread(target=pipe.read, daemon=True)
+            reader.start()
+            readers.append(reader)
+        stop(process)
+        shutil.rmtree(pathlib.Path("/var/run/dpdk") / prefix, ignore_errors=True)

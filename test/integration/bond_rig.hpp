@@ -68,8 +68,10 @@ class Pacer {
 
 class BondRig {
  public:
+  // `worker_settings`: more keys of the config's workers map (", tx_drain_us: 100000").
   BondRig(std::size_t members, const std::string& bond_settings, std::uint32_t flows = 4096,
-          std::optional<linkemu::LinkSettings> links = std::nullopt, unsigned workers = 1)
+          std::optional<linkemu::LinkSettings> links = std::nullopt, unsigned workers = 1,
+          const std::string& worker_settings = "")
       : host_(unique_name("host"), std::max(2u, workers), kHostRing, workers),
         flows_(flows),
         tracker_(flows),
@@ -94,7 +96,8 @@ class BondRig {
     std::string lcores;
     for (unsigned w = 1; w <= workers; ++w)
       lcores += (w > 1 ? ", " : "") + std::to_string(w);
-    yaml += "cross_connect: [[host, up]]\nworkers: {lcores: [" + lcores + "]}\n";
+    yaml +=
+        "cross_connect: [[host, up]]\nworkers: {lcores: [" + lcores + "]" + worker_settings + "}\n";
     engine_ = std::make_unique<engine::Engine>(config::parse_config(yaml, "bond-rig"));
     if (links) {
       for (std::size_t m = 0; m < members; ++m) {

@@ -307,6 +307,10 @@ std::size_t Bond::leave_service(std::uint64_t now_ns, std::uint64_t patience_ns)
   return counters_.goodbye_tx - sent_before;
 }
 
+const lacp::LacpSystem* Bond::lacp() const {
+  return lacp_ ? &lacp_->system() : nullptr;
+}
+
 bool Bond::set_lacp_rate(bool fast, std::uint64_t now_ns) {
   if (!lacp_) return false;
   config_.lacp.fast = fast;

@@ -263,7 +263,8 @@ class Bond {
   const health::HealthSettings& health_settings() const { return config_.health.settings; }
   const BondCounters& counters() const { return counters_; }
   const std::deque<BondEvent>& events() const { return events_.events(); }
-  const lacp::LacpSystem* lacp() const { return lacp_ ? &lacp_->system() : nullptr; }
+  // Its LACP machines (mode lacp; nullptr otherwise or before start).
+  const lacp::LacpSystem* lacp() const;
   // Its BFD sessions (bonds[].bfd; nullptr when off or before start). `set bfd` changes them.
   BondBfd* bfd() { return bfd_.get(); }
   const BondBfd* bfd() const { return bfd_.get(); }

@@ -1,9 +1,7 @@
-// A bond as a worker sees it: the egress side hashes a burst and hands each packet to its
-// bucket's member TX buffer; the ingress side takes a member's RX burst, diverts Slow Protocols
-// frames and (LLDP on) LLDPDUs to the control thread and passes data frames on (even on a member
-// whose NIC steers them to a queue of their own: whatever the NIC missed still reaches LACP). One
-// object per (worker, bond); no locks: the table comes from TablePublisher, everything else belongs
-// to the worker.
+// A bond as a worker sees it: what every worker shares about it (BondShared), and the egress side
+// that hashes a burst and hands each packet to its bucket's member TX buffer; the ingress side,
+// a member's RX burst, is bond_ingress.hpp. One object per (worker, bond); no locks: the table
+// comes from TablePublisher, everything else belongs to the worker.
 #pragma once
 
 #include <rte_cycles.h>
@@ -17,6 +15,8 @@
 
 #include "bond/bfd_divert.hpp"
 #include "bond/bucket_activity.hpp"
+#include "bond/dpdk/bond_ingress.hpp"
+#include "bond/dpdk/bond_shared.hpp"
 #include "bond/dpdk/bucket_hold.hpp"
 #include "bond/dpdk/class_hits.hpp"
 #include "bond/dpdk/class_policer.hpp"
@@ -31,53 +31,8 @@
 #include "ecn/ce_mark.hpp"
 #include "ecn/ecn_profile.hpp"
 #include "flow/dpdk/mbuf_hash.hpp"
-#include "port/slow_protocols.hpp"
 
 namespace braid::bond {
-
-// What every worker shares about one bond (read-only on the data path).
-struct BondShared {
-  const TablePublisher* publisher = nullptr;
-  const flow::FlowHasher* hasher = nullptr;
-  rte_ring* slow_ring = nullptr;  // multi-producer (workers), single-consumer (control thread)
-  // Per-bucket activity is recorded only while a flowlet policy reads it (about 2 ns a packet).
-  const std::atomic<bool>* record_activity = nullptr;
-  std::uint16_t member_count = 0;
-  // Per member, the source address of its partner's LACPDUs (source_address_key; 0: none),
-  // written by the protocol loop: the partner's frames have a rate limit of their own.
-  const std::atomic<std::uint64_t>* partner_sources = nullptr;
-  // BFD frames go to the protocol loop over slow_ring too (bfd_divert.hpp); per member, its
-  // MAC (mac_key; 0 until the bond starts), which single-hop and micro-BFD frames may name.
-  BfdDivertRule bfd;
-  const std::atomic<std::uint64_t>* bfd_local_macs = nullptr;
-  // Per member, the source MAC of its BFD peer (mac_key; 0: none yet): a limit of its own.
-  const std::atomic<std::uint64_t>* bfd_peer_sources = nullptr;
-  // LLDP runs on the bond's members (config lldp): untagged 0x88cc frames go to the control
-  // thread over slow_ring too; off, they are data like any other frame.
-  bool lldp = false;
-  // The bond's traffic classes (bonds[].classes; null: none): every frame the bond distributes
-  // is classified, counted (ClassHits) and sent by its class's table.
-  const classify::Classifier* classifier = nullptr;
-  // braid's own ECN marking (classes.list[].ecn): per class its profile (null: off), the classes
-  // that have one (bit c), and per member its queue depth in packets as the bond's scheduler
-  // last read it (every period: the marking follows the queue at that pace).
-  std::array<const ecn::EcnProfile*, classify::kMaxClasses> ecn{};
-  std::uint8_t ecn_classes = 0;
-  const std::atomic<std::uint32_t>* member_depth = nullptr;
-  // Reserved shares and rate caps (classes.list[].min_share_permille, rate_cap): the classes a
-  // worker polices (bit c: capped, or giving way while some class reserves a share), each cap's
-  // burst in bytes, and whether the packets each class offers each member are counted (some
-  // class reserves a share: the scheduler's arbiter reads them).
-  std::uint8_t policed_classes = 0;
-  std::array<std::uint32_t, classify::kMaxClasses> cap_burst_bytes{};
-  bool count_offered = false;
-};
-
-// Per (worker, member RX queue), LLDPDUs to the control thread (802.1AB): a neighbour sends one
-// every msgTxInterval and at most txCreditMax (5) in a burst, a member has a few neighbours at
-// most; anything beyond is a flood, dropped as lldp_policed before it reaches the ring.
-inline constexpr std::uint64_t kLldpFramesPerSecond = 16;
-inline constexpr std::uint64_t kLldpFramesBurst = 32;
 
 class BondEgress {
  public:
@@ -92,12 +47,16 @@ class BondEgress {
   // another: a burst never leaves on a table older than the one this worker has adopted).
   void send(rte_mbuf** packets, std::uint16_t n, datapath::WorkerCounters& counters) {
     distribute(adopt_newest(counters), packets, n, counters);
+    flush_after_failover();
   }
 
   // At the drain tick (engine::TxQueueProbe): takes the newest table even when no packet came
   // for this bond, so held packets it releases leave, and the queue measurement that follows
   // tells the scheduler this worker has seen it.
-  void refresh(datapath::WorkerCounters& counters) { adopt_newest(counters); }
+  void refresh(datapath::WorkerCounters& counters) {
+    adopt_newest(counters);
+    flush_after_failover();
+  }
   // The generation of the table this worker distributes on (its acknowledgement to the
   // scheduler, through the queue probe: held moves wait for every worker's).
   std::uint64_t seen_generation() const { return seen_; }
@@ -116,8 +75,10 @@ class BondEgress {
     return *table;
   }
 
+  // `first_pass` false: packets a failover takes back from a member (adopt), already counted,
+  // policed and marked on their first pass; they only find their new member.
   void distribute(const BondTable& table, rte_mbuf** packets, std::uint16_t n,
-                  datapath::WorkerCounters& counters) {
+                  datapath::WorkerCounters& counters, bool first_pass = true) {
     // Each packet's hash, then its slot in the table (its class's buckets, its hash's bucket).
     std::array<std::uint32_t, datapath::kMaxBurst> slots;
     if (class_hits_ != nullptr) {
@@ -125,11 +86,11 @@ class BondEgress {
       std::array<classify::ClassId, datapath::kMaxBurst> classes;
       classify::BurstClassifier classifier(*shared_->classifier, classes.data());
       flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, slots.data(), classifier.visitor());
-      class_slots(table, classes.data(), n, slots.data());
+      class_slots(table, classes.data(), n, slots.data(), first_pass);
       if (table.storm_drops) n = drop_stormed(table, packets, n, slots.data(), counters);
-      if (shared_->count_offered || shared_->policed_classes != 0)
+      if (first_pass && (shared_->count_offered || shared_->policed_classes != 0))
         n = police(table, packets, n, slots.data(), counters);
-      if (shared_->ecn_classes != 0) mark_ecn(table, packets, n, slots.data());
+      if (first_pass && shared_->ecn_classes != 0) mark_ecn(table, packets, n, slots.data());
     } else {
       flow::dpdk::mbuf_hash_burst(*shared_->hasher, packets, n, slots.data());
       if (table.spray_classes != 0) {  // the bond's one table, sprayed
@@ -156,9 +117,10 @@ class BondEgress {
   // Each frame's class counted, and its hash turned into a slot of that class's table; a sprayed
   // class's next slot instead. (Only bonds with classes pay for classes: doc/benchmarks.md.)
   void class_slots(const BondTable& table, const classify::ClassId* classes, std::uint16_t n,
-                   std::uint32_t* slots) {
+                   std::uint32_t* slots, bool count = true) {
     classify::ClassCounts hits{};
-    classify::count_classes(classes, n, shared_->classifier->spec().classes.size(), hits);
+    if (count)
+      classify::count_classes(classes, n, shared_->classifier->spec().classes.size(), hits);
     const std::uint32_t spray = table.spray_classes;
     for (std::uint16_t i = 0; i < n; ++i) {
       const classify::ClassId class_id = classes[i];
@@ -305,9 +267,15 @@ class BondEgress {
   }
 
   // A new generation: packets waiting for a member that no longer distributes are re-hashed
-  // onto the new table instead of being sent on a dead link.
+  // onto the new table instead of being sent on a dead link. A table that takes a member out
+  // (a failover) has everything this worker buffers leave at the end of the burst, not at the
+  // drain deadline: the first packets of the moved flows are on a survivor at once.
   void adopt(const BondTable& table, datapath::WorkerCounters& counters) {
     seen_ = table.generation;
+    for (std::uint16_t m = 0; m < shared_->member_count; ++m) {
+      failover_ |= distributing_[m] && !table.distributing[m];
+      distributing_[m] = table.distributing[m];
+    }
     if (hold_.size() != 0) release_held(table, counters);
     for (std::uint16_t m = 0; m < shared_->member_count; ++m) {
       if (member_tx_[m]->pending() == 0) continue;
@@ -321,7 +289,15 @@ class BondEgress {
       std::array<rte_mbuf*, datapath::kMaxBurst> pending;
       const std::uint16_t n = member_tx_[m]->take(pending.data());
       counters.rerouted.add(n);
-      distribute(table, pending.data(), n, counters);
+      distribute(table, pending.data(), n, counters, false);
+    }
+  }
+
+  void flush_after_failover() {
+    if (!failover_) return;
+    failover_ = false;
+    for (std::uint16_t m = 0; m < shared_->member_count; ++m) {
+      if (member_tx_[m]->pending() != 0) member_tx_[m]->flush();
     }
   }
 
@@ -347,168 +323,13 @@ class BondEgress {
   ClassHits* class_hits_;
   // The generation, not the address: a freed table's address may come back for a newer one.
   std::uint64_t seen_ = 0;
+  std::array<bool, kMaxMembers> distributing_{};  // in the table last adopted
+  bool failover_ = false;  // that table took a member out: flush at the end of the burst
   BucketHold hold_;
   // Per class, the next bucket a sprayed packet takes (the class's table walked round robin).
   std::array<std::uint32_t, classify::kMaxClasses> spray_next_{};
   ClassPolicer policer_;
   SplitMix64 ecn_random_{reinterpret_cast<std::uintptr_t>(this)};  // any seed; one per worker
-};
-
-class BondIngress {
- public:
-  BondIngress(const BondShared& shared, MemberIndex member, std::uint16_t port_id,
-              datapath::TxBuffer* peer_tx)
-      : shared_(&shared),
-        member_(member),
-        port_id_(port_id),
-        peer_tx_(peer_tx),
-        slow_policer_(rte_get_tsc_hz()),
-        bfd_policer_(rte_get_tsc_hz()),
-        lldp_policer_(kLldpFramesPerSecond, rte_get_tsc_hz(), kLldpFramesBurst) {}
-
-  // `forwarding` false (console `stop`): Slow Protocols frames still reach LACP, data frames
-  // are dropped and counted as `stopped`.
-  void receive(rte_mbuf** packets, std::uint16_t n, datapath::WorkerCounters& counters,
-               bool forwarding = true) {
-    const BondTable* table = shared_->publisher->current();
-    std::array<rte_mbuf*, datapath::kMaxBurst> slow;
-    std::array<rte_mbuf*, datapath::kMaxBurst> lldpdus;
-    std::array<rte_mbuf*, datapath::kMaxBurst> refused;
-    std::uint16_t data = 0, slow_count = 0, lldp_count = 0, refused_count = 0;
-    const bool collecting = table->collecting[member_] && forwarding;
-    const BfdDivertRule bfd = shared_->bfd;
-    const std::uint64_t local_mac =
-        bfd.udp_port != 0 ? shared_->bfd_local_macs[member_].load(std::memory_order_relaxed) : 0;
-    std::array<rte_mbuf*, datapath::kMaxBurst> bfd_frames;
-    std::uint16_t bfd_count = 0;
-    for (std::uint16_t i = 0; i < n; ++i) {
-      rte_mbuf* packet = packets[i];
-      // One read of the EtherType; a data frame costs one more compare than before LLDP.
-      const std::uint16_t ethertype = drivers::outer_ethertype(packet);
-      if (ethertype == flow::kEtherTypeSlowProtocols) {
-        packet->port = port_id_;  // not every PMD sets it (net_ring does not); the control
-                                  // thread finds the member by it
-        slow[slow_count++] = packet;
-      } else if (bfd.udp_port != 0 && is_bfd_frame(rte_pktmbuf_mtod(packet, const std::uint8_t*),
-                                                   packet->data_len, bfd, local_mac)) {
-        packet->port = port_id_;
-        bfd_frames[bfd_count++] = packet;
-      } else if (ethertype == drivers::kEtherTypeLldp && shared_->lldp) {
-        packet->port = port_id_;
-        lldpdus[lldp_count++] = packet;
-      } else if (collecting) {
-        packets[data++] = packet;
-      } else {
-        refused[refused_count++] = packet;
-      }
-    }
-    if (slow_count != 0) to_control(slow.data(), slow_count, counters);
-    if (bfd_count != 0) bfd_to_control(bfd_frames.data(), bfd_count, counters);
-    if (lldp_count != 0) lldp_to_control(lldpdus.data(), lldp_count, counters);
-    if (refused_count != 0) {
-      const datapath::DropReason reason =
-          forwarding ? datapath::DropReason::kNotCollecting : datapath::DropReason::kStopped;
-      counters.drops[static_cast<std::size_t>(reason)].add(refused_count);
-      rte_pktmbuf_free_bulk(refused.data(), refused_count);
-    }
-    if (data != 0) peer_tx_->add(packets, data);
-  }
-
- private:
-  // Per (worker, member RX queue): a flood of 0x8809 frames fills the ring no further than the
-  // policer lets it, so it can crowd out neither another member's LACPDUs there nor (from
-  // another source, or of another subtype) this member's partner's (slow_policer.hpp).
-  void to_control(rte_mbuf** slow, std::uint16_t count, datapath::WorkerCounters& counters) {
-    const std::uint64_t now = rte_rdtsc();
-    const std::uint64_t partner = shared_->partner_sources[member_].load(std::memory_order_relaxed);
-    std::array<rte_mbuf*, datapath::kMaxBurst> dropped;
-    std::uint16_t allowed = 0, policed = 0, unsupported = 0;
-    for (std::uint16_t i = 0; i < count; ++i) {
-      rte_mbuf* frame = slow[i];
-      switch (slow_policer_.admit(rte_pktmbuf_mtod(frame, const std::uint8_t*), frame->data_len,
-                                  partner, now)) {
-        case SlowVerdict::kAccept:
-          slow[allowed++] = frame;
-          continue;
-        case SlowVerdict::kPoliced:
-          ++policed;
-          break;
-        case SlowVerdict::kUnsupported:
-          ++unsupported;
-          break;
-      }
-      dropped[policed + unsupported - 1] = frame;
-    }
-    if (policed + unsupported != 0) {
-      counters.drops[static_cast<std::size_t>(datapath::DropReason::kSlowPoliced)].add(policed);
-      counters.drops[static_cast<std::size_t>(datapath::DropReason::kSlowUnsupported)].add(
-          unsupported);
-      rte_pktmbuf_free_bulk(dropped.data(), policed + unsupported);
-    }
-    enqueue_to_control(slow, allowed, counters);
-  }
-
-  // BFD frames (bfd_divert.hpp) over the same ring, under a limit of their own.
-  void bfd_to_control(rte_mbuf** frames, std::uint16_t count, datapath::WorkerCounters& counters) {
-    const std::uint64_t now = rte_rdtsc();
-    const std::uint64_t peer = shared_->bfd_peer_sources[member_].load(std::memory_order_relaxed);
-    std::array<rte_mbuf*, datapath::kMaxBurst> dropped;
-    std::uint16_t allowed = 0, policed = 0;
-    for (std::uint16_t i = 0; i < count; ++i) {
-      if (bfd_policer_.admit(rte_pktmbuf_mtod(frames[i], const std::uint8_t*), peer, now)) {
-        frames[allowed++] = frames[i];
-      } else {
-        dropped[policed++] = frames[i];
-      }
-    }
-    if (policed != 0) {
-      counters.drops[static_cast<std::size_t>(datapath::DropReason::kBfdPoliced)].add(policed);
-      rte_pktmbuf_free_bulk(dropped.data(), policed);
-    }
-    enqueue_to_control(frames, allowed, counters);
-  }
-
-  // LLDPDUs within this queue's rate limit join the Slow Protocols frames on the ring (the
-  // control thread tells them apart by EtherType); the rest are dropped as lldp_policed.
-  void lldp_to_control(rte_mbuf** lldpdus, std::uint16_t count,
-                       datapath::WorkerCounters& counters) {
-    const std::uint64_t now = rte_rdtsc();
-    std::array<rte_mbuf*, datapath::kMaxBurst> dropped;
-    std::uint16_t allowed = 0, policed = 0;
-    for (std::uint16_t i = 0; i < count; ++i) {
-      if (lldp_policer_.take(now)) {
-        lldpdus[allowed++] = lldpdus[i];
-      } else {
-        dropped[policed++] = lldpdus[i];
-      }
-    }
-    if (policed != 0) {
-      counters.drops[static_cast<std::size_t>(datapath::DropReason::kLldpPoliced)].add(policed);
-      rte_pktmbuf_free_bulk(dropped.data(), policed);
-    }
-    enqueue_to_control(lldpdus, allowed, counters);
-  }
-
-  void enqueue_to_control(rte_mbuf** frames, std::uint16_t count,
-                          datapath::WorkerCounters& counters) {
-    if (count == 0) return;
-    const unsigned queued = rte_ring_mp_enqueue_burst(
-        shared_->slow_ring, reinterpret_cast<void**>(frames), count, nullptr);
-    counters.to_control.add(queued);
-    if (queued < count) {
-      counters.drops[static_cast<std::size_t>(datapath::DropReason::kSlowPathFull)].add(count -
-                                                                                        queued);
-      rte_pktmbuf_free_bulk(frames + queued, count - queued);
-    }
-  }
-
-  const BondShared* shared_;
-  MemberIndex member_;
-  std::uint16_t port_id_;
-  datapath::TxBuffer* peer_tx_;
-  SlowPolicer slow_policer_;  // in TSC cycles
-  BfdPolicer bfd_policer_;    // in TSC cycles
-  TokenBucket lldp_policer_;  // in TSC cycles
 };
 
 }  // namespace braid::bond

@@ -28,8 +28,9 @@ template <typename ValueOf>
 void lacp_port_samples(control::MetricWriter& w, const std::vector<Bond*>& bonds,
                        ValueOf value_of) {
   for (Bond* bond : bonds) {
-    if (bond->lacp() == nullptr) continue;
-    const lacp::SystemSnapshot snapshot = bond->lacp()->snapshot();
+    const lacp::LacpSystem* system = bond->lacp();
+    if (system == nullptr) continue;
+    const lacp::SystemSnapshot snapshot = system->snapshot();
     const std::vector<MemberStatus> members = bond->members();
     for (std::size_t p = 0; p < snapshot.ports.size() && p < members.size(); ++p) {
       w.sample({{"bond", bond->name()}, {"member", members[p].name}},
@@ -79,8 +80,9 @@ void lacp_mux_samples(control::MetricWriter& w, const std::vector<Bond*>& bonds)
       lacp::MuxState::kAttached,     lacp::MuxState::kCollecting,
       lacp::MuxState::kDistributing, lacp::MuxState::kCollectingDistributing};
   for (Bond* bond : bonds) {
-    if (bond->lacp() == nullptr) continue;
-    const lacp::SystemSnapshot snapshot = bond->lacp()->snapshot();
+    const lacp::LacpSystem* system = bond->lacp();
+    if (system == nullptr) continue;
+    const lacp::SystemSnapshot snapshot = system->snapshot();
     const std::vector<MemberStatus> members = bond->members();
     for (std::size_t p = 0; p < snapshot.ports.size() && p < members.size(); ++p) {
       for (const lacp::MuxState state : kStates) {
@@ -251,10 +253,11 @@ void register_bond_metrics(control::MetricsRegistry& metrics, const std::vector<
     w.family("braid_lacp_rejected_total",
              "Slow Protocols frames LACP rejected, by reason (doc/lacp.md)", MetricType::kCounter);
     for (Bond* bond : bonds) {
-      if (bond->lacp() == nullptr) continue;
+      const lacp::LacpSystem* system = bond->lacp();
+      if (system == nullptr) continue;
       const std::vector<MemberStatus> members = bond->members();
       for (std::size_t p = 0; p < members.size(); ++p) {
-        const lacp::PortCounters& counters = bond->lacp()->counters(p);
+        const lacp::PortCounters& counters = system->counters(p);
         for (std::size_t e = 1; e < lacp::kDecodeErrorCount; ++e) {
           w.sample({{"bond", bond->name()},
                     {"member", members[p].name},
@@ -268,10 +271,11 @@ void register_bond_metrics(control::MetricsRegistry& metrics, const std::vector<
              "suppressed (over 10 a second) and refused by the port",
              MetricType::kCounter);
     for (Bond* bond : bonds) {
-      if (bond->lacp() == nullptr) continue;
+      const lacp::LacpSystem* system = bond->lacp();
+      if (system == nullptr) continue;
       const std::vector<MemberStatus> members = bond->members();
       for (std::size_t p = 0; p < members.size(); ++p) {
-        const lacp::PortCounters& c = bond->lacp()->counters(p);
+        const lacp::PortCounters& c = system->counters(p);
         const std::pair<const char*, std::uint64_t> kinds[] = {
             {"request_rx", c.marker_rx},
             {"response_rx", c.marker_response_rx},
@@ -294,10 +298,11 @@ void register_bond_metrics(control::MetricsRegistry& metrics, const std::vector<
     lacp_port_samples(w, bonds, [](const lacp::PortSnapshot& p) { return p.partner.state; });
     w.family("braid_lacp_pdus_total", "LACPDUs received and sent", MetricType::kCounter);
     for (Bond* bond : bonds) {
-      if (bond->lacp() == nullptr) continue;
+      const lacp::LacpSystem* system = bond->lacp();
+      if (system == nullptr) continue;
       const std::vector<MemberStatus> members = bond->members();
       for (std::size_t p = 0; p < members.size(); ++p) {
-        const lacp::PortCounters& counters = bond->lacp()->counters(p);
+        const lacp::PortCounters& counters = system->counters(p);
         w.sample({{"bond", bond->name()}, {"member", members[p].name}, {"direction", "rx"}},
                  counters.lacpdu_rx);
         w.sample({{"bond", bond->name()}, {"member", members[p].name}, {"direction", "tx"}},
