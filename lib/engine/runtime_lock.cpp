@@ -61,14 +61,20 @@ std::string shown_cmdline(const std::string& proc_root, pid_t pid) {
 
 }  // namespace
 
-std::string dpdk_runtime_dir(const std::string& prefix, bool root, const char* xdg_runtime_dir) {
+std::string dpdk_runtime_dir(const std::string& prefix, bool root, const char* xdg_runtime_dir,
+                             const char* runtime_directory) {
   std::string directory = "/var/run";
-  if (!root) directory = xdg_runtime_dir != nullptr ? xdg_runtime_dir : "/tmp";
+  if (runtime_directory != nullptr) {
+    directory = runtime_directory;  // systemd's RuntimeDirectory=, for any user
+  } else if (!root) {
+    directory = xdg_runtime_dir != nullptr ? xdg_runtime_dir : "/tmp";
+  }
   return directory + "/dpdk/" + prefix;
 }
 
 std::string dpdk_runtime_dir(const std::string& prefix) {
-  return dpdk_runtime_dir(prefix, ::getuid() == 0, std::getenv("XDG_RUNTIME_DIR"));
+  return dpdk_runtime_dir(prefix, ::getuid() == 0, std::getenv("XDG_RUNTIME_DIR"),
+                          std::getenv("RUNTIME_DIRECTORY"));
 }
 
 std::optional<pid_t> lock_holder(const std::string& path) {
@@ -123,18 +129,21 @@ std::string prefix_in_use_message(const std::string& prefix, pid_t holder,
 }
 
 std::optional<std::string> check_file_prefix(const std::vector<std::string>& eal_argv) {
-  return check_file_prefix(eal_argv, ::getuid() == 0, std::getenv("XDG_RUNTIME_DIR"));
+  return check_file_prefix(eal_argv, ::getuid() == 0, std::getenv("XDG_RUNTIME_DIR"),
+                           std::getenv("RUNTIME_DIRECTORY"));
 }
 
 std::optional<std::string> check_file_prefix(const std::vector<std::string>& eal_argv, bool root,
-                                             const char* xdg_runtime_dir) {
+                                             const char* xdg_runtime_dir,
+                                             const char* runtime_directory) {
   const std::optional<std::string> prefix = locked_file_prefix(eal_argv);
   if (!prefix) return std::nullopt;
   // eal.file_prefix was checked with the config; one given after "--" is checked here.
   if (const std::string problem = config::file_prefix_problem(*prefix); !problem.empty())
     return "braid: --file-prefix: " + problem;
   const std::string config_file =
-      dpdk_runtime_dir(*prefix, root, xdg_runtime_dir) + "/" + std::string(kRuntimeConfigFile);
+      dpdk_runtime_dir(*prefix, root, xdg_runtime_dir, runtime_directory) + "/" +
+      std::string(kRuntimeConfigFile);
   if (const std::optional<pid_t> holder = lock_holder(config_file))
     return prefix_in_use_message(*prefix, *holder);
   return std::nullopt;

@@ -14,10 +14,12 @@
 
 namespace braid::engine {
 
-// DPDK 22.11's runtime directory for a prefix (eal_create_runtime_dir): /var/run/dpdk/<prefix>
-// for root, else $XDG_RUNTIME_DIR/dpdk/<prefix>, or /tmp/dpdk/<prefix> without it.
-std::string dpdk_runtime_dir(const std::string& prefix, bool root, const char* xdg_runtime_dir);
-// The same for this process (getuid(), getenv("XDG_RUNTIME_DIR")).
+// DPDK 22.11's runtime directory for a prefix (eal_create_runtime_dir): $RUNTIME_DIRECTORY/dpdk/
+// <prefix> where it is set (systemd's RuntimeDirectory=, which braid's unit sets), else
+// /var/run/dpdk/<prefix> for root, else $XDG_RUNTIME_DIR/dpdk/<prefix>, or /tmp/dpdk/<prefix>.
+std::string dpdk_runtime_dir(const std::string& prefix, bool root, const char* xdg_runtime_dir,
+                             const char* runtime_directory = nullptr);
+// The same for this process (getuid(), getenv("XDG_RUNTIME_DIR"), getenv("RUNTIME_DIRECTORY")).
 std::string dpdk_runtime_dir(const std::string& prefix);
 
 // Who holds a lock on `path` that a write lock would conflict with (F_GETLK over the whole
@@ -46,6 +48,7 @@ std::string prefix_in_use_message(const std::string& prefix, pid_t holder,
 std::optional<std::string> check_file_prefix(const std::vector<std::string>& eal_argv);
 // The same with dpdk_runtime_dir's inputs given, for the tests.
 std::optional<std::string> check_file_prefix(const std::vector<std::string>& eal_argv, bool root,
-                                             const char* xdg_runtime_dir);
+                                             const char* xdg_runtime_dir,
+                                             const char* runtime_directory = nullptr);
 
 }  // namespace braid::engine

@@ -170,7 +170,8 @@ void check_runtime_dir(const std::vector<std::string>& eal_argv, const HostFacts
     problems.push_back({"braid: --file-prefix: " + problem});
     return;
   }
-  if (!host.root && host.xdg_runtime_dir != nullptr && !host.xdg_runtime_dir_exists) {
+  if (host.runtime_directory == nullptr && !host.root && host.xdg_runtime_dir != nullptr &&
+      !host.xdg_runtime_dir_exists) {
     problems.push_back({"braid: XDG_RUNTIME_DIR=" + std::string(host.xdg_runtime_dir) +
                             " is not a directory: EAL cannot create its runtime directory "
                             "there and refuses to start (create it, or unset XDG_RUNTIME_DIR "
@@ -179,7 +180,8 @@ void check_runtime_dir(const std::vector<std::string>& eal_argv, const HostFacts
     return;
   }
   if (has_arg(eal_argv, "--no-telemetry")) return;
-  const std::string base = dpdk_runtime_dir("", host.root, host.xdg_runtime_dir);
+  const std::string base =
+      dpdk_runtime_dir("", host.root, host.xdg_runtime_dir, host.runtime_directory);
   const std::size_t length = base.size() + prefix.size() + kTelemetrySocket.size();
   if (length <= kMaxSocketPath) return;
   const std::size_t room = kMaxSocketPath - std::min(kMaxSocketPath, length - prefix.size());
@@ -213,6 +215,7 @@ HostFacts this_host() {
   };
   host.root = ::getuid() == 0;
   host.xdg_runtime_dir = std::getenv("XDG_RUNTIME_DIR");
+  host.runtime_directory = std::getenv("RUNTIME_DIRECTORY");
   struct stat status {};
   host.xdg_runtime_dir_exists =
       host.xdg_runtime_dir == nullptr ||

@@ -22,8 +22,9 @@ struct HostFacts {
   };
   std::vector<unsigned> cpus;  // CPUs this process may run on (sched_getaffinity), ascending
   bool root = false;
-  const char* xdg_runtime_dir = nullptr;  // getenv("XDG_RUNTIME_DIR")
-  bool xdg_runtime_dir_exists = true;     // it names a directory
+  const char* xdg_runtime_dir = nullptr;    // getenv("XDG_RUNTIME_DIR")
+  const char* runtime_directory = nullptr;  // getenv("RUNTIME_DIRECTORY") (systemd): DPDK's first
+  bool xdg_runtime_dir_exists = true;       // it names a directory
 };
 HostFacts this_host();
 

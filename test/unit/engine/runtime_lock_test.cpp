@@ -73,6 +73,9 @@ TEST(RuntimeLock, RuntimeDirectoryFollowsDpdk) {
   EXPECT_EQ(dpdk_runtime_dir("braid", true, "/run/user/1000"), "/var/run/dpdk/braid");
   EXPECT_EQ(dpdk_runtime_dir("gw1", false, "/run/user/1000"), "/run/user/1000/dpdk/gw1");
   EXPECT_EQ(dpdk_runtime_dir("gw1", false, nullptr), "/tmp/dpdk/gw1");
+  // systemd's RuntimeDirectory= (braid's unit sets it) comes first, for root too (issue 37).
+  EXPECT_EQ(dpdk_runtime_dir("braid", true, nullptr, "/run/braid"), "/run/braid/dpdk/braid");
+  EXPECT_EQ(dpdk_runtime_dir("gw1", false, "/run/user/1000", "/run/braid"), "/run/braid/dpdk/gw1");
 }
 
 TEST(RuntimeLock, ReportsTheProcessHoldingTheLock) {
