@@ -329,6 +329,18 @@ class Rig:
 
     # --- traffic ------------------------------------------------------------------------------
 
+    def start_both_ways(self):
+        """MACs learnt, traffic both ways for a second, and the partner sending on both
+        members; returns when the traffic began (monotonic ns)."""
+        self.learn_macs()
+        t_start = time.monotonic_ns()
+        self.start_traffic()
+        time.sleep(1.0)
+        before = [self.inbound_on(i, t_start) for i in range(2)]
+        assert all(before), f"the partner must send on both members first: {before}" + (
+            self.partner.bond_show() if self.partner_name == "ovs" else "")
+        return t_start
+
     def start_traffic(self, *names):
         for name in names or ("O", "I"):
             self.streams[name].start()

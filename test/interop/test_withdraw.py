@@ -162,18 +162,6 @@ class LacpduCut(BfdCut):
            self.sink, ns=self.lab.ns)
 
 
-def start_both_ways(rig):
-    """Traffic both ways until the partner sends on both members; returns when it began."""
-    rig.learn_macs()
-    t_start = now_ns()
-    rig.start_traffic()
-    time.sleep(1.0)
-    before = [rig.inbound_on(i, t_start) for i in range(2)]
-    assert all(before), f"the partner must send on both members first: {before}" + (
-        rig.partner.bond_show() if rig.partner_name == "ovs" else "")
-    return t_start
-
-
 def back_both_ways(rig, t_from_ns, what):
     """After a member returned: LACP up on both sides (OVS's buckets dealt again), then traffic
     both ways over both members in the second after. Returns the seconds from t_from_ns until
@@ -191,7 +179,7 @@ def back_both_ways(rig, t_from_ns, what):
 def test_admin_drain_partner_stops_sending_before_braid_stops_collecting(make_rig, partner):
     rig = make_rig(partner)
     rig.wait_lacp_up()
-    start_both_ways(rig)
+    rig.start_both_ways()
     drops_before = rig.braid.drops()
     t_cmd = now_ns()
     said = rig.braid.ctl("set", "member", "m1", "down").stdout
@@ -248,7 +236,7 @@ def test_admin_drain_partner_stops_sending_before_braid_stops_collecting(make_ri
 def test_planned_stop_loses_no_inbound_frame_while_braid_is_up(make_rig, partner):
     rig = make_rig(partner)
     rig.wait_lacp_up()
-    t_start = start_both_ways(rig)
+    t_start = rig.start_both_ways()
     log_path = rig.braid.dir / f"braid{rig.braid.starts}.log"
     t_term = now_ns()
     rig.braid.stop()
@@ -305,7 +293,7 @@ def bfd_rig(make_rig, partner):
 @pytest.mark.parametrize("partner", BFD_PARTNERS)
 def test_bfd_down_withdraws_the_member_from_the_partner(make_rig, partner):
     rig = bfd_rig(make_rig, partner)
-    start_both_ways(rig)
+    rig.start_both_ways()
     drops_before = rig.braid.drops()
     cut = BfdCut(rig.lab, rig.sw[1], BFD_PORT[partner])
     t_cut = now_ns()
@@ -365,7 +353,7 @@ SILENCED_PARTNERS = {"testpmd": {"member_options": ",qdisc_bypass=0"}, "braid": 
 def test_drain_without_acknowledgement_stops_collecting_after_the_patience(make_rig, partner):
     rig = make_rig(partner, partner_options=SILENCED_PARTNERS[partner])
     rig.wait_lacp_up()
-    start_both_ways(rig)
+    rig.start_both_ways()
     drops_before = rig.braid.drops()
     cut = LacpduCut(rig.lab, rig.sw[1])
     t_cut = now_ns()

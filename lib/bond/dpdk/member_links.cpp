@@ -1,5 +1,9 @@
 #include "bond/dpdk/member_links.hpp"
 
+#include <rte_pause.h>
+
+#include <cerrno>
+
 namespace braid::bond {
 
 MemberLinks::MemberLinks(std::vector<drivers::EthdevPort*> ports,
@@ -19,8 +23,12 @@ MemberLinks::MemberLinks(std::vector<drivers::EthdevPort*> ports,
 
 MemberLinks::~MemberLinks() {
   for (std::size_t m = 0; m < ports_.size(); ++m) {
-    if (interrupt_registered_[m])
-      rte_eth_dev_callback_unregister(ports_[m]->id(), RTE_ETH_EVENT_INTR_LSC, on_interrupt, this);
+    if (!interrupt_registered_[m]) continue;
+    // -EAGAIN: the callback runs on EAL's interrupt thread right now; it must not run on a
+    // destroyed object, so wait until it has returned (it only sets a flag).
+    while (rte_eth_dev_callback_unregister(ports_[m]->id(), RTE_ETH_EVENT_INTR_LSC, on_interrupt,
+                                           this) == -EAGAIN)
+      rte_pause();
   }
 }
 
