@@ -16,11 +16,14 @@ enum class DeadlineKind : std::uint8_t {
   kLacpExpiry,       // a member's current_while timer (6.4.12): the partner's LACPDUs stopped
   kLinkPoll,         // a bond's link poll (link_poll_us)
   kSchedulerPeriod,  // a bond scheduler's feedback period (period_ms)
+  kBfdTransmit,      // a member's periodic BFD Control packet (RFC 5880 6.8.7)
+  kBfdDetection,     // a member's BFD Detection Time running out (RFC 5880 6.8.4)
   kCount,
 };
 inline constexpr std::size_t kDeadlineKinds = static_cast<std::size_t>(DeadlineKind::kCount);
 inline constexpr std::array<std::string_view, kDeadlineKinds> kDeadlineKindNames = {
-    "lacp_periodic", "lacp_expiry", "link_poll", "scheduler_period"};
+    "lacp_periodic",    "lacp_expiry",  "link_poll",
+    "scheduler_period", "bfd_transmit", "bfd_detection"};
 
 class DeadlineLag {
  public:

@@ -18,6 +18,7 @@
 #include "bfd/session.hpp"
 #include "bond_rig.hpp"
 #include "common/inet_checksum.hpp"
+#include "log_capture.hpp"
 
 namespace braid::test {
 namespace {
@@ -419,6 +420,59 @@ TEST(Bfd, MalformedAndHostileFramesAreCountedAndNeverTakeASessionDown) {
   peers.run_until([&] { return rig.engine().totals().tx_packets[host] > host_tx; }, 5'000 * kMs);
   EXPECT_EQ(rig.engine().totals().tx_packets[host], host_tx + 1);
   expect_accounted(rig);
+}
+
+}  // namespace
+}  // namespace braid::test
+
+namespace braid::test {
+namespace {
+
+// Issue 33 item 2: BFD's deadlines are the protocol loop's too. With both sessions up, the loop
+// stalls 60 ms (more than one 50 ms interval): the transmit deadline that fell inside shows as
+// bfd_transmit lateness, by about what the stall held it.
+TEST(Bfd, AStalledProtocolLoopShowsAsBfdLateness) {
+  BondRig rig(2, kBfdSettings);
+  rig.engine().start();
+  BfdPeers peers(rig, 2);
+  ASSERT_TRUE(peers.run_until([&] { return all_up(rig, 2); }, 30'000 * kMs)) << describe(rig, 2);
+  peers.run_until([] { return false; }, 200 * kMs);  // a few periodic transmissions
+  const DeadlineLag::Stats before =
+      rig.engine().lag().stats(DeadlineKind::kBfdTransmit, monotonic_ns());
+  EXPECT_GT(before.served, 0u) << "BFD transmissions are deadlines the loop serves";
+  const std::uint64_t stalled = monotonic_ns();
+  while (monotonic_ns() - stalled < 60 * kMs) {
+  }  // nothing polled: the protocol loop held up
+  peers.round(0);
+  const DeadlineLag::Stats after =
+      rig.engine().lag().stats(DeadlineKind::kBfdTransmit, monotonic_ns());
+  std::printf("a 60 ms stall: bfd_transmit served %llu, worst %.1f ms late\n",
+              static_cast<unsigned long long>(after.served),
+              static_cast<double>(after.worst_last_minute_ns) / 1e6);
+  EXPECT_GE(after.worst_last_minute_ns, 10 * kMs);
+  EXPECT_LE(after.worst_last_minute_ns, 60 * kMs + 20 * kMs);
+  EXPECT_TRUE(all_up(rig, 2)) << "250 ms of detection outlast a 60 ms stall";
+}
+
+// Issue 33 item 2: BFD timers tighter than the loop can hold are said at start, with the
+// numbers; the defaults' 50 ms x 5 (250 ms) are not.
+TEST(Bfd, TimersWithinTheLoopsSlackAreWarnedAboutAtStart) {
+  const std::string warning = "but the protocol loop may serve a deadline";
+  {
+    LogCapture log;
+    BondRig rig(2,
+                ", mode: static, bfd: {mode: micro, local_ip: 10.0.0.1, remote_ip: 10.0.0.2, "
+                "desired_min_tx_ms: 10, required_min_rx_ms: 10, detect_mult: 3}");
+    rig.engine().start();
+    const std::string text = log.text();
+    EXPECT_NE(text.find("BFD 10 ms x 3 detects in 30 ms, " + warning + " 50 ms late"),
+              std::string::npos)
+        << text;
+  }
+  LogCapture log;
+  BondRig rig(2, kBfdSettings);
+  rig.engine().start();
+  EXPECT_EQ(log.text().find(warning), std::string::npos) << log.text();
 }
 
 }  // namespace

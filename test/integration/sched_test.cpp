@@ -11,6 +11,7 @@
 
 #include "bond_rig.hpp"
 #include "common/clock.hpp"
+#include "log_capture.hpp"
 #include "sched/dpdk/bond_scheduler.hpp"
 
 namespace braid::test {
@@ -46,29 +47,6 @@ class SlowSource final : public congestion::Source {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
     return {};
   }
-};
-
-// Captures what braid logs through rte_log while it lives.
-class LogCapture {
- public:
-  LogCapture() : previous_(rte_log_get_stream()), stream_(open_memstream(&buffer_, &size_)) {
-    rte_openlog_stream(stream_);
-  }
-  ~LogCapture() {
-    rte_openlog_stream(previous_);
-    std::fclose(stream_);
-    std::free(buffer_);
-  }
-  std::string text() {
-    std::fflush(stream_);
-    return std::string(buffer_, size_);
-  }
-
- private:
-  FILE* previous_;
-  char* buffer_ = nullptr;
-  std::size_t size_ = 0;
-  FILE* stream_;
 };
 
 TEST(SchedulerControlCost, ASlowCongestionSourceIsMeasuredAndNamedOnce) {

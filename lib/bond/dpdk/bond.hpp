@@ -313,6 +313,9 @@ class Bond {
   }
   // bonds[].bfd: the sessions, their frames to the control queue, their state to health.
   void start_bfd(std::uint64_t now_ns);
+  // BFD timers the protocol loop cannot be trusted to hold (a Detection Time within its slack,
+  // or within what it was seen late by in the last minute): said at start, with the numbers.
+  void warn_if_bfd_outruns_the_loop();
   // Rebuilds every table from what each member may carry now.
   void rebuild(std::uint64_t now_ns, const std::string& cause);
   // What the bond knows of member m for its health.

@@ -83,6 +83,16 @@ std::uint64_t BondBfd::poll(std::uint64_t now_ns) {
   std::uint64_t next = UINT64_MAX;
   for (std::size_t m = 0; m < members_.size(); ++m) {
     Member& member = members_[m];
+    // What was due now, and which deadline it was: the Detection Time (6.8.4) or the transmit
+    // timer (6.8.7). A deadline at or before the last call (a Final) is no timer.
+    const std::uint64_t due = member.session->next_deadline_ns();
+    if (note_deadline_ && due <= now_ns && due > last_poll_ns_) {
+      const std::uint64_t detection = member.session->detection_time_ns();
+      const bool detecting = detection != 0 && member.session->last_rx_ns() != 0 &&
+                             member.session->last_rx_ns() + detection <= due;
+      note_deadline_(detecting ? DeadlineKind::kBfdDetection : DeadlineKind::kBfdTransmit, due,
+                     now_ns);
+    }
     // A Final and the periodic packet may both be due: send until the session has nothing.
     while (const std::optional<bfd::ControlPacket> packet = member.session->poll(now_ns)) {
       const bfd::Frame frame = bfd::build_frame(member.spec, *packet);
@@ -90,6 +100,7 @@ std::uint64_t BondBfd::poll(std::uint64_t now_ns) {
     }
     next = std::min(next, member.session->next_deadline_ns());
   }
+  last_poll_ns_ = now_ns;
   return next;
 }
 

@@ -17,6 +17,7 @@
 #include "bfd/frame.hpp"
 #include "bfd/session.hpp"
 #include "common/bytes.hpp"
+#include "common/deadline_lag.hpp"
 #include "config/bfd_config.hpp"
 #include "health/member_health.hpp"
 
@@ -49,6 +50,10 @@ struct BondBfdCounters {
 class BondBfd {
  public:
   using Send = std::function<bool(std::size_t member, ByteSpan frame)>;
+  // A BFD deadline served (its kind, when it was due, when it was served): the protocol loop's
+  // lateness (DeadlineLag).
+  using NoteDeadline =
+      std::function<void(DeadlineKind kind, std::uint64_t due_ns, std::uint64_t now_ns)>;
   using OnChange = std::function<void(std::size_t member, const bfd::StateChange& change,
                                       health::BfdStatus status)>;
 
@@ -64,6 +69,8 @@ class BondBfd {
   void on_frame(std::size_t member, ByteSpan frame, std::uint64_t now_ns);
   // Runs every session's timers and sends what is due; returns the next deadline.
   std::uint64_t poll(std::uint64_t now_ns);
+  // Where each deadline poll() serves is noted (unset: nowhere).
+  void on_deadline(NoteDeadline note) { note_deadline_ = std::move(note); }
   // RFC 5880 6.8.16 (console `set bfd`): AdminDown stops the session and takes BFD out of the
   // member's health (status not_configured) until it is up again.
   void set_admin_down(std::size_t member, bool down, std::uint64_t now_ns);
@@ -87,6 +94,8 @@ class BondBfd {
   config::BfdConfig config_;
   Send send_;
   OnChange on_change_;
+  NoteDeadline note_deadline_;
+  std::uint64_t last_poll_ns_ = 0;
   std::atomic<std::uint64_t>* peer_sources_;
   std::minstd_rand random_;
   std::vector<Member> members_;

@@ -4,10 +4,12 @@
 #include <rte_ethdev.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <ctime>
 
 #include "bond/dpdk/bond.hpp"
+#include "common/clock.hpp"
 #include "log/log_types.hpp"
 
 namespace braid::bond {
@@ -41,6 +43,10 @@ void Bond::start_bfd(std::uint64_t now_ns) {
         set_bfd_status(member, status, change.time_ns);
       },
       bfd_peer_sources_.data());
+  bfd_->on_deadline([this](DeadlineKind kind, std::uint64_t due_ns, std::uint64_t now) {
+    late_.note(kind, due_ns, now);
+  });
+  warn_if_bfd_outruns_the_loop();
   log(now_ns, std::string("BFD ") + config::to_string(config_.bfd.mode) + ", " +
                   std::to_string(config_.bfd.desired_min_tx_ms) + " ms x " +
                   std::to_string(config_.bfd.detect_mult) +
@@ -48,6 +54,29 @@ void Bond::start_bfd(std::uint64_t now_ns) {
   // RFC 7130 3: a member whose session is not Up carries no traffic.
   for (std::size_t m = 0; m < members_.size(); ++m)
     health_.set_bfd(m, bfd_->status(m));
+}
+
+void Bond::warn_if_bfd_outruns_the_loop() {
+  const std::uint64_t interval_ns = std::uint64_t{config_.bfd.desired_min_tx_ms} * 1'000'000;
+  const std::uint64_t detection_ns = interval_ns * config_.bfd.detect_mult;
+  // A BFD deadline later than one interval is a packet the peer counts as missing.
+  late_.set_warning_threshold(DeadlineKind::kBfdTransmit, interval_ns);
+  late_.set_warning_threshold(DeadlineKind::kBfdDetection, interval_ns);
+  const DeadlineLag* lag = late_.lag();
+  if (lag == nullptr) return;
+  const std::uint64_t seen_ns = lag->loop(monotonic_ns()).worst_last_minute_ns;
+  const std::uint64_t allowed_ns = std::max(lag->slack_ns(), seen_ns);
+  if (detection_ns > allowed_ns) return;
+  BRAID_LOG_TO(kBond, WARNING,
+               "bond %s: BFD %u ms x %u detects in %.0f ms, but the protocol loop may serve a "
+               "deadline %.0f ms late (control.deadline_slack_ms %.0f ms, its worst period over "
+               "the last minute %.1f ms): a late packet or a late Detection Time flaps the "
+               "member; raise bfd.desired_min_tx_ms or detect_mult, or give the main lcore a CPU "
+               "of its own (doc/deploy.md)\n",
+               config_.name.c_str(), config_.bfd.desired_min_tx_ms,
+               unsigned{config_.bfd.detect_mult}, static_cast<double>(detection_ns) / 1e6,
+               static_cast<double>(allowed_ns) / 1e6, static_cast<double>(lag->slack_ns()) / 1e6,
+               static_cast<double>(seen_ns) / 1e6);
 }
 
 }  // namespace braid::bond
