@@ -112,6 +112,14 @@ void ControlPlane::register_builtin_commands() {
                                  ? "http://" + metrics_server_->host() + ":" +
                                        std::to_string(metrics_server_->port()) + "/metrics"
                                  : std::string("off"));
+        if (metrics_server_) {
+          const MetricsServerCounters& h = metrics_server_->counters();
+          out.value("http_served", h.served.load());
+          out.value("http_evicted", h.evicted.load());
+          out.value("http_header_timeouts", h.header_timeouts.load());
+          out.value("http_write_timeouts", h.write_timeouts.load());
+          out.value("http_bad_requests", h.bad_requests.load());
+        }
         std::string paths;
         for (const std::string& path : telemetry_.paths())
           paths += (paths.empty() ? "" : " ") + path;

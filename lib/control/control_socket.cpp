@@ -98,6 +98,7 @@ std::uint64_t ControlSocket::next_deadline_ns() const {
   std::uint64_t next = UINT64_MAX;
   for (const auto& client : clients_) {
     if (idle(*client)) next = std::min(next, client->active_ns + kIdleTimeoutNs);
+    if (!client->out.empty()) next = std::min(next, client->active_ns + kStalledTimeoutNs);
   }
   return next;
 }
@@ -109,17 +110,20 @@ ControlSocket::Client* ControlSocket::find(std::uint64_t id) {
   return nullptr;
 }
 
-// The longest-idle client goes: a connection that holds a place without asking anything never
-// keeps an operator out.
+// The client idle, or not reading its replies, for longest goes: a connection that holds a
+// place without asking anything, or without reading what it asked for, never keeps an operator
+// out.
 bool ControlSocket::make_room(std::uint64_t now_ns) {
   auto oldest = clients_.end();
   for (auto it = clients_.begin(); it != clients_.end(); ++it) {
-    if (idle(**it) && (oldest == clients_.end() || (*it)->active_ns < (*oldest)->active_ns))
+    const bool evictable = idle(**it) || stalled(**it, now_ns, kStalledNs);
+    if (evictable && (oldest == clients_.end() || (*it)->active_ns < (*oldest)->active_ns))
       oldest = it;
   }
   if (oldest == clients_.end()) return false;
+  const std::string why = idle(**oldest) ? "idle" : "reading none of its replies";
   const std::string frame = encode_frame(encode_reply(
-      {false, "closed: idle for " +
+      {false, "closed: " + why + " for " +
                   std::to_string((now_ns - (*oldest)->active_ns) / 1'000'000'000) + " s while " +
                   std::to_string(kMaxClients) + " clients were connected and another one came\n"}));
   [[maybe_unused]] const ssize_t sent =
@@ -196,8 +200,8 @@ bool ControlSocket::read(Client& client, std::uint64_t now_ns) {
         }
       }
       if (client.reader.oversized()) {
-        refuse(client,
-               "a request frame over " + std::to_string(kMaxFrameBytes) + " bytes; disconnected");
+        refuse(client, "a request frame over " + std::to_string(kMaxRequestFrameBytes) +
+                           " bytes (a command line is at most 4096); disconnected");
         return true;
       }
       continue;
@@ -230,7 +234,8 @@ bool ControlSocket::write(Client& client, std::uint64_t now_ns) {
   }
   if (client.broken && client.out.empty()) return false;
   if (client.closing && idle(client)) return false;
-  if (idle(client) && now_ns >= client.active_ns + kIdleTimeoutNs) {
+  if ((idle(client) && now_ns >= client.active_ns + kIdleTimeoutNs) ||
+      stalled(client, now_ns, kStalledTimeoutNs)) {
     counters_.timed_out.fetch_add(1, std::memory_order_relaxed);
     return false;
   }

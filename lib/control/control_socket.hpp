@@ -8,8 +8,11 @@
 //   - at most kMaxPendingRequests may wait per client, and at most kMaxUnreadReplyBytes of
 //     replies it does not read: beyond either the client is told why (when it can still read)
 //     and disconnected;
-//   - a client idle for kIdleTimeoutNs is closed, and when kMaxClients are connected the
-//     longest-idle one makes room for a newcomer, so idle connections cannot lock braidctl out.
+//   - a client idle for kIdleTimeoutNs, or that reads nothing of its replies for
+//     kStalledTimeoutNs, is closed; when kMaxClients are connected the one idle or not reading
+//     for longest (at least kStalledNs for a non-reader) makes room for a newcomer, so neither
+//     idle connections nor clients that stopped reading can lock braidctl out;
+//   - a request frame is at most kMaxRequestFrameBytes (a command line is at most 4 KiB).
 #pragma once
 
 #include <poll.h>
@@ -37,8 +40,8 @@ struct ControlSocketCounters {
   std::atomic<std::uint64_t> accepted{0};
   std::atomic<std::uint64_t> refused{0};  // not allowed, or no room
   std::atomic<std::uint64_t> requests{0};
-  std::atomic<std::uint64_t> evicted_idle{0};  // closed to make room
-  std::atomic<std::uint64_t> timed_out{0};     // closed after kIdleTimeoutNs
+  std::atomic<std::uint64_t> evicted_idle{0};  // closed to make room (idle, or not reading)
+  std::atomic<std::uint64_t> timed_out{0};     // closed: idle, or not reading, too long
   std::atomic<std::uint64_t> over_limit{0};    // closed: too many pending requests or unread bytes
 };
 
@@ -52,6 +55,8 @@ class ControlSocket {
   static constexpr std::size_t kMaxPendingRequests = 256;
   static constexpr std::size_t kMaxUnreadReplyBytes = 4u << 20;
   static constexpr std::uint64_t kIdleTimeoutNs = 300'000'000'000;  // 5 min
+  static constexpr std::uint64_t kStalledNs = 1'000'000'000;
+  static constexpr std::uint64_t kStalledTimeoutNs = 30'000'000'000;
 
   // Throws ControlSocketError when the path is in use by a live braid or cannot be bound. A
   // stale socket file (nobody accepting) is replaced.
@@ -77,14 +82,14 @@ class ControlSocket {
   struct Client {
     std::uint64_t id = 0;
     int fd = -1;
-    FrameReader reader;
+    FrameReader reader{kMaxRequestFrameBytes};
     std::deque<Request> waiting;  // decoded, not yet handed to the handler
     bool in_flight = false;
-    std::string out;  // reply bytes not yet written
-    std::uint64_t active_ns = 0;
-    bool closing = false;  // the peer is done sending
-    bool broken = false;   // close as soon as what it may read is written
-    bool dead = false;     // the connection failed: close now
+    std::string out;              // reply bytes not yet written
+    std::uint64_t active_ns = 0;  // bytes last read from it or written to it
+    bool closing = false;         // the peer is done sending
+    bool broken = false;          // close as soon as what it may read is written
+    bool dead = false;            // the connection failed: close now
   };
   void accept_clients(std::uint64_t now_ns);
   bool make_room(std::uint64_t now_ns);
@@ -95,6 +100,10 @@ class ControlSocket {
   Client* find(std::uint64_t id);
   static bool idle(const Client& client) {
     return !client.in_flight && client.waiting.empty() && client.out.empty();
+  }
+  // Replies wait for it and it has read none of them for `for_ns`.
+  static bool stalled(const Client& client, std::uint64_t now_ns, std::uint64_t for_ns) {
+    return !client.out.empty() && now_ns >= client.active_ns + for_ns;
   }
 
   std::string path_;

@@ -21,7 +21,7 @@ std::optional<std::string> FrameReader::next() {
   std::uint32_t size = 0;
   for (int i = 0; i < 4; ++i)
     size = size << 8 | static_cast<std::uint8_t>(buffer_[static_cast<std::size_t>(i)]);
-  if (size > kMaxFrameBytes) {
+  if (size > max_bytes_) {
     oversized_ = true;
     return std::nullopt;
   }

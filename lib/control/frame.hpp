@@ -11,20 +11,25 @@
 
 namespace braid::control {
 
+// A reply (braidctl reads every reply braid may give) and a request (a command line is at most
+// 4 KiB, command_registry.cpp; a request frame needs little more).
 inline constexpr std::size_t kMaxFrameBytes = 1 << 20;
+inline constexpr std::size_t kMaxRequestFrameBytes = 8 << 10;
 
 std::string encode_frame(std::string_view payload);
 
 // Accumulates bytes from a stream and cuts them into frames.
 class FrameReader {
  public:
+  explicit FrameReader(std::size_t max_bytes = kMaxFrameBytes) : max_bytes_(max_bytes) {}
   void append(const char* data, std::size_t size) { buffer_.append(data, size); }
-  // The next complete frame, if one has arrived. A frame announcing more than kMaxFrameBytes
-  // sets oversized() and yields nothing more: the peer is broken or hostile; close it.
+  // The next complete frame, if one has arrived. A frame announcing more than max_bytes sets
+  // oversized() and yields nothing more: the peer is broken or hostile; close it.
   std::optional<std::string> next();
   bool oversized() const { return oversized_; }
 
  private:
+  std::size_t max_bytes_;
   std::string buffer_;
   bool oversized_ = false;
 };

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <charconv>
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 namespace braid::control {
 namespace {
@@ -22,6 +24,8 @@ std::string_view reason_phrase(int status) {
   switch (status) {
     case 200:
       return "OK";
+    case 400:
+      return "Bad Request";
     case 404:
       return "Not Found";
     case 405:
@@ -33,10 +37,33 @@ std::string_view reason_phrase(int status) {
   }
 }
 
-std::string status_head(int status, std::string_view type, std::size_t length) {
+// `extra`: more header lines, each ending in CRLF.
+std::string status_head(int status, std::string_view type, std::size_t length,
+                        std::string_view extra = {}) {
   return "HTTP/1.1 " + std::to_string(status) + " " + std::string(reason_phrase(status)) +
          "\r\nContent-Type: " + std::string(type) +
-         "\r\nContent-Length: " + std::to_string(length) + "\r\nConnection: close\r\n\r\n";
+         "\r\nContent-Length: " + std::to_string(length) + "\r\n" + std::string(extra) +
+         "Connection: close\r\n\r\n";
+}
+
+// Just past the empty line that ends the request's header section, or npos. Bare LF line ends
+// are accepted as well as CRLF (RFC 9112 2.2).
+std::size_t header_end(std::string_view request) {
+  for (std::size_t at = request.find('\n'); at != std::string_view::npos;
+       at = request.find('\n', at + 1)) {
+    if (at + 1 < request.size() && request[at + 1] == '\n') return at + 2;
+    if (at + 2 < request.size() && request[at + 1] == '\r' && request[at + 2] == '\n')
+      return at + 3;
+  }
+  return std::string_view::npos;
+}
+
+std::string numeric_host(const sockaddr_storage& address, socklen_t length) {
+  char host[NI_MAXHOST] = "";
+  if (::getnameinfo(reinterpret_cast<const sockaddr*>(&address), length, host, sizeof host, nullptr,
+                    0, NI_NUMERICHOST) != 0)
+    return "?";
+  return host;
 }
 
 }  // namespace
@@ -119,54 +146,70 @@ void MetricsServer::add_endpoint(std::string path, Handler handler) {
 void MetricsServer::add_poll_fds(std::vector<pollfd>& fds) const {
   fds.push_back({listen_fd_, POLLIN, 0});
   for (const Connection& connection : connections_) {
-    fds.push_back({connection.fd, static_cast<short>(connection.response ? POLLOUT : POLLIN), 0});
+    const bool writing = connection.response && connection.lingering_ns == 0;
+    fds.push_back({connection.fd, static_cast<short>(writing ? POLLOUT : POLLIN), 0});
   }
 }
 
 std::uint64_t MetricsServer::next_deadline_ns() const {
   std::uint64_t next = UINT64_MAX;
   for (const Connection& connection : connections_) {
-    next = std::min(next, connection.response ? connection.answered_ns + kWriteTimeoutNs
-                                              : connection.opened_ns + kHeaderTimeoutNs);
+    next = std::min(next, connection.lingering_ns != 0 ? connection.lingering_ns + kLingerNs
+                          : connection.response        ? connection.progress_ns + kWriteStallNs
+                                                       : connection.opened_ns + kHeaderTimeoutNs);
   }
   return next;
 }
 
-// The oldest connection still sending its request goes: a slow client loses its place, a
-// scraper that sends its request at once never does.
-bool MetricsServer::make_room() {
-  auto oldest = connections_.end();
+// Which connection makes room first (lower goes first): one that is done and only waits for its
+// client to close; one still sending its request after kRequestGraceNs, the oldest first (a
+// slowloris); an answered one whose client has read nothing for kRequestGraceNs, the one that
+// read least first (a client that does not read); a young one still sending its request; last,
+// an answer still being read, the least read first.
+void MetricsServer::make_room(const std::string* peer, std::uint64_t now_ns) {
+  const auto rank = [now_ns](const Connection& c) -> std::pair<int, std::uint64_t> {
+    if (c.lingering_ns != 0) return {0, c.lingering_ns};
+    if (!c.response) return {now_ns - c.opened_ns >= kRequestGraceNs ? 1 : 3, c.opened_ns};
+    return {now_ns - c.progress_ns >= kRequestGraceNs ? 2 : 4, c.written};
+  };
+  auto victim = connections_.end();
   for (auto it = connections_.begin(); it != connections_.end(); ++it) {
-    if (!it->response && (oldest == connections_.end() || it->opened_ns < oldest->opened_ns))
-      oldest = it;
+    if (peer != nullptr && it->peer != *peer) continue;
+    if (victim == connections_.end() || rank(*it) < rank(*victim)) victim = it;
   }
-  if (oldest == connections_.end()) return false;
-  ::close(oldest->fd);
-  connections_.erase(oldest);
-  ++counters_.evicted;
-  return true;
+  if (victim == connections_.end()) return;
+  ::close(victim->fd);
+  connections_.erase(victim);
+  counters_.evicted.fetch_add(1, std::memory_order_relaxed);
 }
 
 void MetricsServer::accept_connections(std::uint64_t now_ns) {
   for (unsigned accepted = 0; accepted < kAcceptsPerPoll; ++accepted) {
-    const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    sockaddr_storage address{};
+    socklen_t length = sizeof address;
+    const int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length,
+                             SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;  // EAGAIN: nobody else waiting
-    if (connections_.size() >= kMaxConnections && !make_room()) {
-      ::close(fd);  // every connection is being answered: this one tries again
-      continue;
-    }
     Connection connection;
     connection.fd = fd;
+    connection.peer = numeric_host(address, length);
     connection.opened_ns = now_ns;
+    const auto from_peer = static_cast<std::size_t>(
+        std::count_if(connections_.begin(), connections_.end(),
+                      [&](const Connection& c) { return c.peer == connection.peer; }));
+    if (from_peer >= kMaxPerPeer)
+      make_room(&connection.peer, now_ns);
+    else if (connections_.size() >= kMaxConnections)
+      make_room(nullptr, now_ns);
     connections_.push_back(std::move(connection));
-    ++counters_.connections;
+    counters_.connections.fetch_add(1, std::memory_order_relaxed);
   }
 }
 
 void MetricsServer::answer(Connection& connection, std::uint64_t now_ns) {
-  const std::size_t end = connection.request.find("\r\n\r\n");
-  const std::string_view line(connection.request.data(),
-                              std::min(connection.request.find("\r\n"), end));
+  const std::string_view request(connection.request);
+  std::string_view line = request.substr(0, request.find('\n'));
+  if (line.ends_with('\r')) line.remove_suffix(1);
   const std::size_t method_end = line.find(' ');
   const std::size_t path_end = line.find(' ', method_end + 1);
   const std::string_view method = line.substr(0, method_end);
@@ -184,13 +227,13 @@ void MetricsServer::answer(Connection& connection, std::uint64_t now_ns) {
   std::string others;
   for (const auto& [served, handler] : endpoints_)
     others += ", " + served;
-  const auto plain = [&connection](int status, std::string body) {
+  const auto plain = [&connection](int status, std::string body, std::string_view extra = {}) {
     connection.response = std::make_shared<const std::string>(std::move(body));
-    connection.head = status_head(status, "text/plain", connection.response->size());
+    connection.head = status_head(status, "text/plain", connection.response->size(), extra);
   };
   if (method != "GET" && method != "HEAD") {
-    ++counters_.bad_requests;
-    plain(405, "only GET and HEAD are served\n");
+    counters_.bad_requests.fetch_add(1, std::memory_order_relaxed);
+    plain(405, "only GET and HEAD are served\n", "Allow: GET, HEAD\r\n");
   } else if (matches("/metrics")) {
     connection.response = text_;
     connection.head =
@@ -203,35 +246,68 @@ void MetricsServer::answer(Connection& connection, std::uint64_t now_ns) {
   } else {
     plain(404, "not found: try /metrics" + others + "\n");
   }
-  connection.answered_ns = now_ns;
+  connection.progress_ns = now_ns;
   connection.request.clear();
-  ++counters_.served;
+  counters_.served.fetch_add(1, std::memory_order_relaxed);
+}
+
+// Reads until the header section is complete (what follows it stays unread: the linger reads
+// it) and answers it; the client may half-close after its request.
+bool MetricsServer::read_request(Connection& connection, std::uint64_t now_ns) {
+  char chunk[kReadChunk];
+  while (!connection.peer_done && header_end(connection.request) == std::string_view::npos) {
+    const ssize_t got = ::recv(connection.fd, chunk, sizeof chunk, 0);
+    if (got == 0) {
+      connection.peer_done = true;
+    } else if (got < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) break;
+      return false;
+    } else {
+      connection.request.append(chunk, static_cast<std::size_t>(got));
+      if (connection.request.size() > kMaxRequestBytes &&
+          header_end(connection.request) == std::string_view::npos) {
+        counters_.bad_requests.fetch_add(1, std::memory_order_relaxed);
+        connection.response = std::make_shared<const std::string>(
+            "request headers over " + std::to_string(kMaxRequestBytes) + " bytes\n");
+        connection.head = status_head(400, "text/plain", connection.response->size());
+        connection.progress_ns = now_ns;
+        return true;
+      }
+    }
+  }
+  if (header_end(connection.request) == std::string_view::npos) {
+    if (connection.peer_done) return false;  // it gave up before its request was complete
+    if (now_ns >= connection.opened_ns + kHeaderTimeoutNs) {
+      counters_.header_timeouts.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    return true;
+  }
+  answer(connection, now_ns);
+  return true;
+}
+
+// Answered and half-closed: whatever the client still sends is read and dropped until it
+// closes, so closing never finds unread bytes (which would reset the connection and discard
+// the end of the answer on its way).
+bool MetricsServer::linger(Connection& connection, std::uint64_t now_ns) {
+  char chunk[kReadChunk];
+  for (int chunks = 0; chunks < 16; ++chunks) {
+    const ssize_t got = ::recv(connection.fd, chunk, sizeof chunk, 0);
+    if (got == 0) return false;
+    if (got < 0) {
+      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return false;
+      break;
+    }
+  }
+  return now_ns < connection.lingering_ns + kLingerNs;
 }
 
 bool MetricsServer::serve(Connection& connection, std::uint64_t now_ns) {
+  if (connection.lingering_ns != 0) return linger(connection, now_ns);
   if (!connection.response) {
-    char chunk[kReadChunk];
-    while (true) {
-      const ssize_t got = ::recv(connection.fd, chunk, sizeof chunk, 0);
-      if (got == 0) return false;
-      if (got < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) break;
-        return false;
-      }
-      connection.request.append(chunk, static_cast<std::size_t>(got));
-      if (connection.request.size() > kMaxRequestBytes) {
-        ++counters_.bad_requests;
-        return false;
-      }
-    }
-    if (connection.request.find("\r\n\r\n") == std::string::npos) {
-      if (now_ns >= connection.opened_ns + kHeaderTimeoutNs) {
-        ++counters_.header_timeouts;
-        return false;
-      }
-      return true;
-    }
-    answer(connection, now_ns);
+    if (!read_request(connection, now_ns)) return false;
+    if (!connection.response) return true;
   }
   const std::size_t body = connection.with_body ? connection.response->size() : 0;
   while (connection.written < connection.head.size() + body) {
@@ -244,15 +320,19 @@ bool MetricsServer::serve(Connection& connection, std::uint64_t now_ns) {
     const ssize_t sent = ::send(connection.fd, data, left, MSG_DONTWAIT | MSG_NOSIGNAL);
     if (sent < 0) {
       if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return false;
-      if (now_ns >= connection.answered_ns + kWriteTimeoutNs) {
-        ++counters_.write_timeouts;
+      if (now_ns >= connection.progress_ns + kWriteStallNs) {
+        counters_.write_timeouts.fetch_add(1, std::memory_order_relaxed);
         return false;
       }
       return true;
     }
     connection.written += static_cast<std::size_t>(sent);
+    connection.progress_ns = now_ns;
   }
-  return false;  // answered in full: Connection: close
+  // Answered in full (Connection: close): the FIN follows the answer; wait for the client's.
+  ::shutdown(connection.fd, SHUT_WR);
+  connection.lingering_ns = now_ns;
+  return linger(connection, now_ns);
 }
 
 void MetricsServer::poll(std::uint64_t now_ns) {

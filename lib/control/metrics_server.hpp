@@ -3,15 +3,21 @@
 // protocol loop rendered and nothing else, so a scrape never touches the engine. Other paths
 // (/healthz, /readyz) are answered by handlers a feature adds, on this same thread. Slow or
 // hostile clients cost nothing: a connection must deliver its request headers within
-// kHeaderTimeoutNs and read its answer within kWriteTimeoutNs, a request is at most
-// kMaxRequestBytes, and when kMaxConnections are open the oldest connection still sending its
-// request makes room for a new one, so 500 slowloris connections cannot keep a scrape out.
-// (cpp-httplib, used before, gives every connection a pool thread for as long as it dribbles
-// bytes: eight slow clients stopped every scrape.)
+// kHeaderTimeoutNs, keep reading its answer (no progress for kWriteStallNs closes it), a request
+// is at most kMaxRequestBytes, and a newcomer always finds a slot: with kMaxConnections open (or
+// kMaxPerPeer from its address) one is closed for it, first a finished one lingering for its
+// client's close, then one sending its request for longer than kRequestGraceNs (slowloris), then
+// the answered one that has read the least of its answer (a client that never reads), so
+// neither 500 slowloris connections nor 128 scrapers that never read can keep the kubelet's
+// probe out. After an answer braid half-closes and reads what the client still sends until it
+// closes (at most kLingerNs), so bytes it sent late do not turn the close into a reset that
+// would discard the end of the answer. (cpp-httplib, used before, gives every connection a pool
+// thread for as long as it dribbles bytes: eight slow clients stopped every scrape.)
 #pragma once
 
 #include <poll.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -35,13 +41,14 @@ struct ListenAddress {
 // "" (off). Throws std::invalid_argument with what is wrong.
 ListenAddress parse_listen_address(const std::string& text);
 
+// Readable from any thread (`show control`).
 struct MetricsServerCounters {
-  std::uint64_t connections = 0;  // accepted
-  std::uint64_t served = 0;       // answered (any status)
-  std::uint64_t header_timeouts = 0;
-  std::uint64_t write_timeouts = 0;
-  std::uint64_t evicted = 0;       // closed to make room for a newer connection
-  std::uint64_t bad_requests = 0;  // malformed, too large, or not GET/HEAD
+  std::atomic<std::uint64_t> connections{0};  // accepted
+  std::atomic<std::uint64_t> served{0};       // answered (any status)
+  std::atomic<std::uint64_t> header_timeouts{0};
+  std::atomic<std::uint64_t> write_timeouts{0};  // the client stopped reading its answer
+  std::atomic<std::uint64_t> evicted{0};         // closed to make room for a newer connection
+  std::atomic<std::uint64_t> bad_requests{0};    // malformed, too large, or not GET/HEAD
 };
 
 // A plain-text answer to GET <path> (status 200 or 503, say).
@@ -57,9 +64,12 @@ class MetricsServer {
   using Handler = std::function<HttpAnswer(std::uint64_t now_ns)>;
 
   static constexpr std::size_t kMaxConnections = 128;
+  static constexpr std::size_t kMaxPerPeer = 64;  // one address cannot take every slot
   static constexpr std::size_t kMaxRequestBytes = 8192;
   static constexpr std::uint64_t kHeaderTimeoutNs = 2'000'000'000;
-  static constexpr std::uint64_t kWriteTimeoutNs = 10'000'000'000;
+  static constexpr std::uint64_t kRequestGraceNs = 100'000'000;
+  static constexpr std::uint64_t kWriteStallNs = 2'000'000'000;
+  static constexpr std::uint64_t kLingerNs = 2'000'000'000;
 
   // Binds at once, so a port in use is reported at start-up (SO_REUSEADDR only: a second braid
   // on the same port fails instead of sharing it, as SO_REUSEPORT would let it).
@@ -86,18 +96,24 @@ class MetricsServer {
  private:
   struct Connection {
     int fd = -1;
+    std::string peer;  // the client's address, without its port
     std::uint64_t opened_ns = 0;
     std::string request;                          // bytes received so far
     std::shared_ptr<const std::string> response;  // once answered
     std::string head;                             // status line and headers
     std::size_t written = 0;                      // of head + body
     bool with_body = true;
-    std::uint64_t answered_ns = 0;
+    bool peer_done = false;          // the client half-closed after its request
+    std::uint64_t progress_ns = 0;   // the answer's last bytes out
+    std::uint64_t lingering_ns = 0;  // answered in full, half-closed: waiting for its close
   };
   void accept_connections(std::uint64_t now_ns);
-  bool serve(Connection& connection, std::uint64_t now_ns);  // false: close it
+  bool read_request(Connection& connection, std::uint64_t now_ns);  // false: close it
+  bool serve(Connection& connection, std::uint64_t now_ns);         // false: close it
+  bool linger(Connection& connection, std::uint64_t now_ns);        // false: close it
   void answer(Connection& connection, std::uint64_t now_ns);
-  bool make_room();
+  // Closes one connection for a newcomer from `peer` (all of them, or only that peer's).
+  void make_room(const std::string* peer, std::uint64_t now_ns);
 
   int listen_fd_ = -1;
   std::string host_;

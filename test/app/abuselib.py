@@ -493,3 +493,62 @@ def start_flood(ifname, frame_hex, rate_pps=None):
     import subprocess
     import sys as _sys
     return subprocess.Popen([_sys.executable, "-c", sender, ifname, frame_hex])
+
+
+def non_reading_scrapers(host, port, count, path="/metrics"):
+    """`count` connections that each send `GET path` at once and never read the answer (a
+    receive buffer of 4 KiB: braid's answer cannot leave its send buffer)."""
+    socks = []
+    for _ in range(count):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        try:
+            sock.connect((host, port))
+            sock.sendall(f"GET {path} HTTP/1.1\r\nHost: braid\r\n\r\n".encode())
+        except OSError:
+            sock.close()
+            continue
+        socks.append(sock)
+    return socks
+
+
+def http_exchange(host, port, request, half_close=False, timeout_s=5.0):
+    """Sends `request` (bytes, as is), optionally half-closes, and reads until braid closes:
+    (status or None, headers {lower-case name: value}, body, seconds, error name or None)."""
+    start = time.monotonic()
+    data, error = b"", None
+    with socket.create_connection((host, port), timeout=timeout_s) as sock:
+        try:
+            sock.sendall(request)
+            if half_close:
+                sock.shutdown(socket.SHUT_WR)
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        except OSError as failure:
+            error = type(failure).__name__
+    seconds = time.monotonic() - start
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode(errors="replace").split("\r\n")
+    status = int(lines[0].split()[1]) if lines[0].startswith("HTTP/1.1 ") else None
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return status, headers, body, seconds, error
+
+
+def pending_eof(sock):
+    """Whether braid closed `sock` (EOF or reset, after whatever it had sent)."""
+    sock.setblocking(False)
+    try:
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return True
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True

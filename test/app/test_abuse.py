@@ -5,8 +5,10 @@ stopped), `show control` and /metrics say by how much.
 
   - a pipelined burst of 30,000 `show lacp detail` on one connection (and the same load kept
     within the pending-request limit for a few seconds) while the demo's two LACP bonds run;
-  - 20 idle connections and a newcomer; a client that writes and never reads;
-  - 500 slowloris connections to /metrics and a real scrape;
+  - 20 idle connections and a newcomer; a client that writes and never reads; 16 that ask
+    and never read, and braidctl;
+  - 500 slowloris connections to /metrics and a real scrape; 160 scrapers that never read and
+    the /healthz probe; half-closed, bare-LF, POST and late-byte requests;
   - a flood of 0x8809 frames on one member (net_pcap) while another member's link (a veth)
     goes down and up;
   - SIGSTOP for 300 ms (and for 1.3 s) and the lateness counters.
@@ -30,9 +32,10 @@ import urllib.request
 import pytest
 
 from abuselib import (ControlClient, NonReader, PipelinedBurst, Slowloris, WindowedLoad,
-                      event_window, lateness_ms, open_idle_connections, paired_bonds_config,
-                      pending_reply, raise_fd_limit, show_control, slow_frame_hex, start_flood,
-                      vm_rss_kib, write_slow_protocols_pcap)
+                      event_window, frame, http_exchange, lateness_ms, non_reading_scrapers,
+                      open_idle_connections, paired_bonds_config, pending_eof, pending_reply,
+                      raise_fd_limit, show_control, slow_frame_hex, start_flood, vm_rss_kib,
+                      write_slow_protocols_pcap)
 from braidlib import BRAID, BRAIDCTL, free_port, running_braid, stop
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "interop"))
@@ -455,6 +458,111 @@ def test_slowloris_does_not_keep_a_scrape_out(demo):
           + ", ".join(f"{s * 1000:.0f}" for s in scrapes) + " ms")
     assert max(scrapes) < 2.0, scrapes
     assert loris.closed_by_server > 0  # braid did close them (eviction, header deadline)
+
+
+def test_non_reading_scrapers_leave_healthz_answering(demo):
+    """160 connections that send `GET /metrics` and never read the answer (more than braid's
+    128 slots, all answered, none finishing): the kubelet's /healthz probe and a real scrape
+    are still answered within 2 s, again and again; braid closes non-readers to make room."""
+    raise_fd_limit(2048)
+    port = demo["metrics_port"]
+    scrapers = non_reading_scrapers("127.0.0.1", port, 160)
+    answers = []
+    try:
+        time.sleep(1.0)  # braid has answered each and is stuck writing to it
+        for _ in range(5):
+            for path in ("/healthz", "/metrics"):
+                status, headers, body, seconds, error = http_exchange(
+                    "127.0.0.1", port, f"GET {path} HTTP/1.1\r\nHost: k\r\n\r\n".encode(),
+                    timeout_s=2.0)
+                answers.append(seconds)
+                assert status == 200 and error is None, (path, status, error, body[:200])
+                assert len(body) == int(headers["content-length"]), (path, len(body), headers)
+            time.sleep(0.2)
+        closed = sum(1 for sock in scrapers if pending_eof(sock))
+    finally:
+        for sock in scrapers:
+            sock.close()
+    print(f"\nnon-reading scrapers: {len(scrapers)} connected, {closed} closed by braid; "
+          f"probes and scrapes answered in at most {max(answers) * 1000:.0f} ms")
+    assert max(answers) < 2.0, answers
+    assert closed > 0
+
+
+def test_http_requests_at_the_edges_are_answered(demo):
+    """A scrape that half-closes after its request is answered; a request with bare LF line
+    ends is answered at once (not at the header deadline); 405 says what is allowed; bytes sent
+    after the request do not make braid reset the connection over its answer."""
+    port = demo["metrics_port"]
+    get_metrics = b"GET /metrics HTTP/1.1\r\nHost: k\r\n\r\n"
+    status, headers, body, _, error = http_exchange("127.0.0.1", port, get_metrics,
+                                                    half_close=True)
+    assert (status, error) == (200, None), (status, error)
+    assert len(body) == int(headers["content-length"]) and b"braid_up 1" in body
+
+    status, _, body, seconds, error = http_exchange("127.0.0.1", port,
+                                                    b"GET /healthz HTTP/1.1\nHost: k\n\n")
+    assert (status, error) == (200, None) and seconds < 1.0, (status, error, seconds, body)
+
+    status, headers, _, _, error = http_exchange(
+        "127.0.0.1", port, b"POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+    assert (status, error) == (405, None) and headers.get("allow") == "GET, HEAD", headers
+
+    # The answer cannot leave at once (a 4 KiB receive buffer); 1 KiB more arrives meanwhile.
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.settimeout(10)
+        sock.connect(("127.0.0.1", port))
+        sock.sendall(get_metrics)
+        time.sleep(0.3)
+        sock.sendall(b"x" * 1024)
+        data, error = b"", None
+        try:
+            while chunk := sock.recv(4096):
+                data += chunk
+                time.sleep(0.001)
+        except OSError as failure:
+            error = type(failure).__name__
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(re.search(rb"Content-Length: (\d+)", head).group(1))
+    print(f"\nedges: half-close answered; bare LF answered in {seconds * 1000:.0f} ms; "
+          f"answer with unread bytes: {len(body)} of {length} bytes, error {error}")
+    assert error is None and len(body) == length, (error, len(body), length)
+
+
+def test_non_reading_braidctl_clients_do_not_lock_it_out(demo):
+    """16 clients that each ask `show lacp detail` 100 times and never read (about 1.3 MB of
+    replies each, under the 4 MiB cut-off): braidctl still gets its answer, braid closing the
+    client that made no progress for the longest."""
+    with ControlClient(demo["socket"]) as client:
+        before = show_control(client)
+    stuck = []
+    for _ in range(16):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(str(demo["socket"]))
+        sock.sendall(frame("text show lacp detail") * 100)
+        stuck.append(sock)
+    start = time.monotonic()
+    try:
+        # braidctl gets in once the replies have filled a client's socket and it read none of
+        # them for a second (on a slow machine the replies take a while: try again until then).
+        while True:
+            seconds, status, out, err = braidctl(demo["socket"], "show", "bond")
+            if status == 0 or time.monotonic() - start > 60:
+                break
+            time.sleep(0.5)
+        waited = time.monotonic() - start
+        assert status == 0, err
+        assert "uplink" in out, out
+        with ControlClient(demo["socket"]) as client:
+            after = show_control(client)
+    finally:
+        for sock in stuck:
+            sock.close()
+    evicted = after["socket_evicted_idle"] - before["socket_evicted_idle"]
+    print(f"\nnon-reading clients: braidctl answered {waited:.1f} s after they stopped reading "
+          f"(its own request took {seconds * 1000:.0f} ms); {evicted} evicted")
+    assert evicted >= 2, (before, after)  # one for braidctl, one for the client that asked
 
 
 def metric_values(port, *families):

@@ -31,6 +31,20 @@ TEST(Frame, OversizedFrameStopsTheReader) {
   EXPECT_TRUE(reader.oversized());
 }
 
+TEST(Frame, ARequestReaderRefusesMoreThanACommandLineNeeds) {
+  FrameReader requests(kMaxRequestFrameBytes);
+  const std::string fits = encode_frame("text " + std::string(4096, 'x'));
+  requests.append(fits.data(), fits.size());
+  EXPECT_TRUE(requests.next());
+  const std::string too_big = encode_frame(std::string(kMaxRequestFrameBytes + 1, 'x'));
+  requests.append(too_big.data(), 4);
+  EXPECT_FALSE(requests.next());
+  EXPECT_TRUE(requests.oversized());
+  FrameReader replies;  // a reply may be far larger
+  replies.append(too_big.data(), too_big.size());
+  EXPECT_TRUE(replies.next());
+}
+
 TEST(Frame, RequestsAndReplies) {
   const auto request = decode_request(encode_request({Request::Mode::kJson, "show port p0"}));
   ASSERT_TRUE(request);
