@@ -9,16 +9,6 @@
 namespace braid::engine {
 namespace {
 
-constexpr std::uint64_t kDescriptorsBit = std::uint64_t{1} << 32;
-
-std::uint64_t pack(const TxQueueProbe::Reading& reading) {
-  return reading.packets | (reading.descriptors ? kDescriptorsBit : 0);
-}
-
-TxQueueProbe::Reading unpack(std::uint64_t packed) {
-  return {static_cast<std::uint32_t>(packed), (packed & kDescriptorsBit) != 0, 0};
-}
-
 DescriptorState descriptor_state(int status) {
   switch (status) {
     case RTE_ETH_TX_DESC_FULL:
@@ -38,16 +28,8 @@ TxQueueProbe::TxQueueProbe(bond::BondEgress* egress, std::vector<MemberQueue> me
     : egress_(egress),
       members_(std::move(members)),
       methods_(members_.size(), Method::kUntried),
-      published_(new std::atomic<std::uint64_t>[members_.size()]),
-      measured_tsc_(new std::atomic<std::uint64_t>[members_.size()]),
-      generation_(new std::atomic<std::uint64_t>[members_.size()]),
-      interval_cycles_(interval_cycles) {
-  for (std::size_t m = 0; m < members_.size(); ++m) {
-    published_[m].store(0, std::memory_order_relaxed);
-    measured_tsc_[m].store(0, std::memory_order_relaxed);
-    generation_[m].store(0, std::memory_order_relaxed);
-  }
-}
+      published_(new SeqLock<Reading>[members_.size()]),
+      interval_cycles_(interval_cycles) {}
 
 void TxQueueProbe::measure(std::uint64_t now_tsc, datapath::WorkerCounters& counters) {
   // A table published before this tick is seen before it is measured: the measurement's time
@@ -64,7 +46,8 @@ void TxQueueProbe::measure(std::uint64_t now_tsc, datapath::WorkerCounters& coun
                         ? Method::kBufferOnly
                         : Method::kDescriptorStatus;
     }
-    Reading reading{member.buffer != nullptr ? member.buffer->pending() : 0u, false, now_tsc};
+    Reading reading{member.buffer != nullptr ? member.buffer->pending() : 0u, false, now_tsc,
+                    generation};
     if (methods_[m] == Method::kDescriptorStatus) {
       // The buffer and the descriptors are read together or not at all: the reading then stays
       // as of the last descriptor read.
@@ -80,20 +63,13 @@ void TxQueueProbe::measure(std::uint64_t now_tsc, datapath::WorkerCounters& coun
         reading.descriptors = true;
       }
     }
-    published_[m].store(pack(reading), std::memory_order_relaxed);
-    generation_[m].store(generation, std::memory_order_relaxed);
-    measured_tsc_[m].store(now_tsc, std::memory_order_release);
+    published_[m].store(reading);
   }
 }
 
 TxQueueProbe::Reading TxQueueProbe::reading(std::size_t member) const {
   if (member >= members_.size()) return {};
-  // The time first: the value read after it is at least as new, so the time never overstates.
-  const std::uint64_t measured = measured_tsc_[member].load(std::memory_order_acquire);
-  Reading reading = unpack(published_[member].load(std::memory_order_relaxed));
-  reading.measured_tsc = measured;
-  reading.generation = generation_[member].load(std::memory_order_relaxed);
-  return reading;
+  return published_[member].load().value_or(Reading{});
 }
 
 }  // namespace braid::engine

@@ -6,7 +6,8 @@
 // before it), then measures, per member, the packets still in its own TX buffer for that member
 // (waiting to leave) plus the descriptors of its TX queue the NIC has not completed
 // (rte_eth_tx_descriptor_status, searched as tx_descriptors_in_use.hpp describes; at most every
-// kQueueProbeIntervalUs), and publishes the sum and the tick's time in relaxed atomics. A PMD
+// kQueueProbeIntervalUs), and publishes the sum, the tick's time and the table generation as one
+// value (a sequence lock: a reader never pairs one tick's depth with another's generation). A PMD
 // without descriptor status (-ENOTSUP: net_ring, net_null, af_packet, ...) is found out at the
 // first measurement and not asked again; its queue then reads as "buffer only". The control
 // thread sums the workers' readings (member_queue_depth.hpp).
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "bond/dpdk/bond_datapath.hpp"
+#include "common/seqlock.hpp"
 #include "datapath/counters.hpp"
 #include "datapath/tx_buffer.hpp"
 
@@ -52,7 +54,8 @@ class TxQueueProbe {
 
   // Worker, at its drain tick and before draining (so buffered packets are counted).
   void measure(std::uint64_t now_tsc, datapath::WorkerCounters& counters);
-  // Any thread.
+  // Any thread. All of one measurement; while the worker is mid-way through publishing one
+  // (rarely), nothing: measured_tsc 0 and generation 0 (no table acknowledged).
   Reading reading(std::size_t member) const;
 
  private:
@@ -61,9 +64,7 @@ class TxQueueProbe {
   bond::BondEgress* egress_;
   std::vector<MemberQueue> members_;
   std::vector<Method> methods_;
-  std::unique_ptr<std::atomic<std::uint64_t>[]> published_;  // packets and `descriptors`, packed
-  std::unique_ptr<std::atomic<std::uint64_t>[]> measured_tsc_;
-  std::unique_ptr<std::atomic<std::uint64_t>[]> generation_;
+  std::unique_ptr<SeqLock<Reading>[]> published_;
   std::uint64_t interval_cycles_;
   std::uint64_t next_descriptors_tsc_ = 0;
 };

@@ -18,6 +18,7 @@ void HeldMoves::begin(Kind kind, std::uint32_t bucket, MemberIndex from, MemberI
   // after its hold began.
   move.settle_ns = kind == Kind::kBusy ? gap_ns : 0;
   move.wait_ns = kind == Kind::kBusy ? gap_ns + drain_ns : drain_ns;
+  move.ack_deadline_ns = now_ns + kAckPatienceBaseNs + 2 * gap_ns;
   moves_.push_back(move);
 }
 
@@ -45,6 +46,15 @@ std::uint64_t HeldMoves::next_check(const Move& move) {
                               : move.since_ns + std::max(move.settle_ns, kRecheckNs);
 }
 
+// Whether a worker may still send the bucket's packets to its old member: it has not
+// acknowledged the table that holds the bucket (or that table is not published yet).
+bool HeldMoves::unacknowledged(const Move& move, std::span<const MemberProgress> members) {
+  const MemberProgress* old = move.from < members.size() ? &members[move.from] : nullptr;
+  if (old == nullptr || !old->distributing) return false;
+  return old->acked_generation != kAckedAll &&
+         (move.hold_generation == 0 || old->acked_generation < move.hold_generation);
+}
+
 // Whether the bucket's last packet has left its old member (see the file comment).
 bool HeldMoves::last_packet_left(Move& move, std::uint64_t now_ns,
                                  std::span<const MemberProgress> members,
@@ -55,10 +65,7 @@ bool HeldMoves::last_packet_left(Move& move, std::uint64_t now_ns,
   if (old == nullptr || !old->distributing) return true;
   // A worker that has not acknowledged the table that holds the bucket (or a table not yet
   // published) may still send its packets to the old member: ask again.
-  const bool acknowledged =
-      old->acked_generation == kAckedAll ||
-      (move.hold_generation != 0 && old->acked_generation >= move.hold_generation);
-  if (!acknowledged) {
+  if (unacknowledged(move, members)) {
     move.recheck_ns = now_ns + kRecheckNs;
     return false;
   }
@@ -112,6 +119,13 @@ std::uint32_t HeldMoves::release_due(std::uint64_t now_ns, std::span<MemberIndex
   std::erase_if(resting_, [now_ns](const Rest& rest) { return rest.until_ns <= now_ns; });
   std::uint32_t released = 0;
   std::erase_if(moves_, [&](Move& move) {
+    if (now_ns >= move.ack_deadline_ns && unacknowledged(move, members)) {
+      // Given up: back where its packets went, behind whatever they left there.
+      table[move.bucket] = move.from;
+      ++holds_timed_out_;
+      if (move.kind == Kind::kBusy) resting_.push_back({move.bucket, now_ns + kRestNs});
+      return true;
+    }
     if (!last_packet_left(move, now_ns, members, last_seen_ns)) return false;
     const MemberIndex to = destination(move, members, member_load);
     if (to == bond::kNoMember) {

@@ -22,6 +22,12 @@
 //    empties); without a sent counter, when that queue would have drained at the rate it sent
 //    last period.
 //
+// A worker that does not acknowledge (descheduled, stuck in a PMD's tx_burst) would keep every
+// other worker holding the bucket's packets until their hold buffers overflow (`flowlet_hold`
+// drops). So the acknowledgement is waited for at most kAckPatienceBaseNs + 2 flowlet gaps; then
+// the bucket goes back to its old member (where nothing it holds can be overtaken: the held
+// packets follow whatever is still queued there), counted in holds_timed_out().
+//
 // An idle bucket (a flowlet) completes its move within a worker drain interval, holding nothing.
 // A busy bucket, an elephant that never goes idle, or any bucket of a member whose queue stands
 // longer than the flowlet gap (paused, overloaded), can only move this way: the hold makes the
@@ -77,6 +83,7 @@ class HeldMoves {
     std::optional<std::uint32_t> ahead;  // packets queued on the old member when counted
     std::uint64_t sent_then = 0;         // its sent counter then
     std::uint64_t recheck_ns = 0;
+    std::uint64_t ack_deadline_ns = 0;  // unacknowledged then: back to `from`
   };
 
   // How often a move that cannot complete yet is looked at again: about a worker drain interval.
@@ -84,6 +91,8 @@ class HeldMoves {
   // A busy bucket a hold moved is not held again for this long: holds answer standing
   // congestion, not the noise of one period, and must not chase a bucket from member to member.
   static constexpr std::uint64_t kRestNs = 100'000'000;
+  // The workers' acknowledgement of a hold is waited for this long plus two flowlet gaps.
+  static constexpr std::uint64_t kAckPatienceBaseNs = 10'000'000;
 
   // A move begins at `now_ns`; the caller puts kHeldBucket in the table. `last_seen_ns`: the
   // bucket's last packet; `drain_ns`: the old member's drain time (rate estimate).
@@ -119,6 +128,8 @@ class HeldMoves {
   std::size_t in_progress() const { return moves_.size(); }
   std::size_t busy_in_progress() const;
   std::uint64_t busy_completed() const { return busy_completed_; }
+  // Moves given up because a worker did not acknowledge the hold in time.
+  std::uint64_t holds_timed_out() const { return holds_timed_out_; }
 
  private:
   struct Rest {
@@ -127,6 +138,7 @@ class HeldMoves {
   };
 
   static std::uint64_t next_check(const Move& move);
+  static bool unacknowledged(const Move& move, std::span<const MemberProgress> members);
   static bool last_packet_left(Move& move, std::uint64_t now_ns,
                                std::span<const MemberProgress> members,
                                std::span<const std::uint64_t> last_seen_ns);
@@ -136,6 +148,7 @@ class HeldMoves {
   std::vector<Move> moves_;
   std::vector<Rest> resting_;
   std::uint64_t busy_completed_ = 0;
+  std::uint64_t holds_timed_out_ = 0;
 };
 
 }  // namespace braid::sched

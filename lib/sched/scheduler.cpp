@@ -231,8 +231,9 @@ std::optional<std::vector<MemberIndex>> Scheduler::release(std::uint64_t now_ns,
   flowlets_.touch(activity);
   std::vector<MemberIndex> table(buckets.begin(), buckets.end());
   const std::uint32_t released = release_due(now_ns, members, table);
-  if (released == 0) return std::nullopt;
   flowlets_.count_moves(released);
+  // Completed moves, or moves given up (back to their old member).
+  if (std::equal(table.begin(), table.end(), buckets.begin(), buckets.end())) return std::nullopt;
   return table;
 }
 
@@ -287,6 +288,7 @@ Snapshot Scheduler::snapshot() const {
   snap.periods = periods_;
   snap.moves = flowlets_.moves();
   snap.held_moves = holds_.busy_completed();
+  snap.holds_timed_out = holds_.holds_timed_out();
   snap.holding = static_cast<std::uint32_t>(holds_.busy_in_progress());
   snap.settling = settling_;
   snap.weight_changes = weight_changes_;

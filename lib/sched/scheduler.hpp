@@ -91,6 +91,8 @@ struct Snapshot {
   std::uint64_t moves = 0;
   std::uint64_t held_moves = 0;  // moves of busy buckets completed by holding them
   std::uint32_t holding = 0;     // busy buckets held now
+  // Moves given up (back to the old member) because a worker did not acknowledge the hold.
+  std::uint64_t holds_timed_out = 0;
   // Switched to hash and not yet at hash's equal shares: idle buckets still move there.
   bool settling = false;
   std::uint64_t weight_changes = 0;

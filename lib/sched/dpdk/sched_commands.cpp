@@ -86,6 +86,7 @@ void show_scheduler(const ScheduledBond& b, Output& out) {
   section.value("bucket_moves", snap.moves);
   section.value("held_moves", snap.held_moves);
   section.value("holding", snap.holding);
+  section.value("holds_timed_out", snap.holds_timed_out);
   // After a switch to hash: idle buckets still on their way to equal shares (the table is handed
   // to the static rebuild once there, so no busy bucket moves at the switch).
   section.value("settling", snap.settling);

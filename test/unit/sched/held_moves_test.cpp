@@ -45,6 +45,38 @@ TEST(HeldMoves, AMeasurementAfterTheDecisionButBeforeTheTableIsNotEnough) {
   EXPECT_EQ(move.table[0], 1);
 }
 
+// Issue 33 item 7: a worker that never acknowledges (descheduled, stuck in tx_burst) would keep
+// every other worker holding the bucket until its hold buffer overflows. The hold is given up
+// after 10 ms + 2 gaps (gap 50 here): the bucket goes back to member 0, behind what it sent there.
+TEST(HeldMoves, AHoldNoWorkerAcknowledgesGoesBackToItsOldMemberInTime) {
+  OneMove move;
+  move.holds.note_published(7);
+  move.members[0].acked_generation = 6;
+  const std::uint64_t deadline = 100 + HeldMoves::kAckPatienceBaseNs + 2 * 50;
+  EXPECT_EQ(move.release(deadline - 1), 0u);
+  EXPECT_EQ(move.table[0], kHeldBucket);
+  EXPECT_EQ(move.holds.holds_timed_out(), 0u);
+  EXPECT_EQ(move.release(deadline), 0u) << "given up, not completed";
+  EXPECT_EQ(move.table[0], 0) << "back to the member its packets went to";
+  EXPECT_EQ(move.holds.in_progress(), 0u);
+  EXPECT_EQ(move.holds.holds_timed_out(), 1u);
+}
+
+TEST(HeldMoves, AnAcknowledgedHoldWaitingForItsQueueIsNotGivenUp) {
+  OneMove move;
+  move.holds.note_published(7);
+  move.members[0].acked_generation = 7;
+  move.members[0].queue_depth = 5;  // a standing queue that does not send: the wait is its own
+  move.members[0].sent = 100;
+  move.last_seen = {500, 0};  // packets came since the decision
+  EXPECT_EQ(move.release(100 + HeldMoves::kAckPatienceBaseNs * 3), 0u);
+  EXPECT_EQ(move.table[0], kHeldBucket);
+  EXPECT_EQ(move.holds.holds_timed_out(), 0u);
+  move.members[0].queue_depth = 0;
+  EXPECT_EQ(move.release(100 + HeldMoves::kAckPatienceBaseNs * 3 + 1), 1u);
+  EXPECT_EQ(move.table[0], 1);
+}
+
 TEST(HeldMoves, AMoveNotYetPublishedWaits) {
   OneMove move;
   move.members[0].acked_generation = 100;  // whatever the workers saw, it was not this hold
