@@ -37,7 +37,10 @@ struct SocketMemory {
   std::uint32_t data_room = 0;
   std::uint64_t mempool_bytes = 0;     // objects and the pool's ring of pointers
   std::uint64_t descriptor_bytes = 0;  // the RX and TX rings of the socket's ports
-  std::uint64_t control_bytes = 0;     // the control pool and slow rings, on the main socket
+  // Those TX rings' descriptors (demand.tx_descriptors: the TX descriptors, on any socket, that
+  // may hold this socket's mbufs).
+  std::uint64_t tx_ring_descriptors = 0;
+  std::uint64_t control_bytes = 0;  // the control pool and slow rings, on the main socket
   std::uint64_t total_bytes() const { return mempool_bytes + descriptor_bytes + control_bytes; }
 };
 

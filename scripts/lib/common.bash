@@ -236,13 +236,32 @@ if not isinstance(ports, list):
 # Bond members get one more TX queue (for the control thread) and, unless slow_steering is off,
 # a slow-protocol RX queue of 128 descriptors (lib/engine/port_queues.hpp). YAML 1.1 reads a
 # bare on/off as a boolean.
-bond_of = {}
+bond_of, bond_name_of, members_of = {}, {}, {}
 for bond in doc.get("bonds") or []:
     if isinstance(bond, dict):
         steering = bond.get("slow_steering", "auto")
         steering = {True: "on", False: "off"}.get(steering, steering)
+        members_of[str(bond.get("name"))] = [str(m) for m in bond.get("members") or []]
         for member in bond.get("members") or []:
             bond_of[str(member)] = steering
+            bond_name_of[str(member)] = str(bond.get("name"))
+# A port transmits what its cross-connect peer received (a member: what the peer of its bond did):
+# its data TX rings hold the mbufs of those ports (lib/engine/memory_plan.cpp, tx_sources).
+names = [str(p.get("name")) if isinstance(p, dict) else "" for p in ports]
+def tx_sources(i):
+    endpoint = bond_name_of.get(names[i], names[i])
+    peers = []
+    for pair in doc.get("cross_connect") or []:
+        if isinstance(pair, list) and len(pair) == 2:
+            a, b = str(pair[0]), str(pair[1])
+            peers += [b] if a == endpoint else []
+            peers += [a] if b == endpoint else []
+    sources = []
+    for peer in peers:
+        for name in members_of.get(peer, [peer]):
+            if name in names and names.index(name) not in sources:
+                sources.append(names.index(name))
+    return sources or [i]
 # Device arguments only the mlx5 PMD takes: they name a port mlx5 even where its NIC is absent.
 MLX5_DEVARGS = {"dv_flow_en", "dv_xmeta_en", "dv_esw_en", "mprq_en", "rxq_cqe_comp_en",
                 "txq_inline_max", "txq_mpw_en", "tx_pp", "class"}
@@ -257,14 +276,16 @@ for i, port in enumerate(ports):
     print("port", port["name"], device, int(port.get("rx_queues", 1)), tx_queues,
           int(port.get("rx_descriptors", 1024)), int(port.get("tx_descriptors", 1024)),
           int(port.get("mtu", 1500)), int(port.get("extra_mbufs", 0)), slow_rx_descriptors,
-          int(any(arg.split("=")[0] in MLX5_DEVARGS for arg in str(port["device"]).split(",")[1:])))
+          int(any(arg.split("=")[0] in MLX5_DEVARGS for arg in str(port["device"]).split(",")[1:])),
+          ",".join(str(source) for source in tx_sources(i)), tx_queues - (0 if steering is None else 1))
 ' "$file") || exit 1
 
   CONFIG_FILE=$file
   CONFIG_PORT_NAMES=() CONFIG_PORT_DEVICES=() CONFIG_PORT_PCI=() CONFIG_PORT_RXQ=()
   CONFIG_PORT_TXQ=() CONFIG_PORT_RXD=() CONFIG_PORT_TXD=() CONFIG_PORT_MTU=() CONFIG_PORT_EXTRA=()
-  CONFIG_PORT_SLOW_RXD=() CONFIG_PORT_MLX5_ARGS=() CONFIG_WORKER_LCORES=()
-  local key rest name device rxq txq rxd txd mtu extra slow_rxd mlx5_args
+  CONFIG_PORT_SLOW_RXD=() CONFIG_PORT_MLX5_ARGS=() CONFIG_PORT_TX_SOURCES=() CONFIG_PORT_DATA_TXQ=()
+  CONFIG_WORKER_LCORES=()
+  local key rest name device rxq txq rxd txd mtu extra slow_rxd mlx5_args tx_sources data_txq
   while read -r key rest; do
     case "$key" in
       main_lcore) CONFIG_MAIN_LCORE=$rest ;;
@@ -275,14 +296,15 @@ for i, port in enumerate(ports):
       burst) CONFIG_BURST=$rest ;;
       bonds) CONFIG_BONDS=$rest ;;
       port)
-        read -r name device rxq txq rxd txd mtu extra slow_rxd mlx5_args <<<"$rest"
+        read -r name device rxq txq rxd txd mtu extra slow_rxd mlx5_args tx_sources data_txq <<<"$rest"
         CONFIG_PORT_NAMES+=("$name")
         CONFIG_PORT_DEVICES+=("$device")
         CONFIG_PORT_PCI+=("$(normalize_pci_address "$device")")
         CONFIG_PORT_RXQ+=("$rxq") CONFIG_PORT_TXQ+=("$txq")
         CONFIG_PORT_RXD+=("$rxd") CONFIG_PORT_TXD+=("$txd")
         CONFIG_PORT_MTU+=("$mtu") CONFIG_PORT_EXTRA+=("$extra") CONFIG_PORT_SLOW_RXD+=("$slow_rxd")
-        CONFIG_PORT_MLX5_ARGS+=("$mlx5_args")
+        CONFIG_PORT_MLX5_ARGS+=("$mlx5_args") CONFIG_PORT_TX_SOURCES+=("$tx_sources")
+        CONFIG_PORT_DATA_TXQ+=("$data_txq")
         ;;
     esac
   done <<<"$parsed"
@@ -313,8 +335,10 @@ port_memory_node() {
 #                  + that sum / 8 + 1024
 #                  (rx_desc = sum of rx_queues*rx_descriptors of the node's ports, plus 128 for
 #                   each bond member's slow-protocol RX queue unless its bond's slow_steering is
-#                   off; tx_desc likewise, a bond member having one TX queue more than the
-#                   workers; held = 2048 packets per worker and bond, what workers may hold for
+#                   off; tx_desc = the data TX rings (tx_queues*tx_descriptors, a bond member's
+#                   control queue not counted) of every port that forwards what the node's ports
+#                   receive (their cross-connect peers; a port forwarding nothing, its own);
+#                   held = 2048 packets per worker and bond, what workers may hold for
 #                   buckets being moved (kHeldPacketsPerWorker); lcores = workers + the main
 #                   lcore; ports = every port of the config)
 #   data_room    = 2176 (RTE_MBUF_DEFAULT_BUF_SIZE) when mtu <= 1500, else
@@ -322,8 +346,9 @@ port_memory_node() {
 #   mbuf_bytes   = data_room + 128 (struct rte_mbuf) + 128 (mempool object header, aligned to a
 #                  cache line, and the padding that spreads objects over memory channels)
 #   pool_bytes   = mbufs * mbuf_bytes + next_pow2(mbufs) * 8 (the pool's ring of pointers)
-#   ring_bytes   = (rx_desc + tx_desc) * 128 (hardware descriptors up to 64 B, the PMD's
-#                  software ring and completion entries)
+#   ring_bytes   = (rx_desc + tx_ring) * 128 (tx_ring: the node's ports' own TX rings, a
+#                  member having one TX queue more than the workers; hardware descriptors up
+#                  to 64 B, the PMD's software ring and completion entries)
 #   headroom     = 256 MiB on every node that has ports or the main lcore: EAL's malloc heap
 #                  and memzones, ethdev's shared port data, each mempool's per-lcore cache
 #                  array (RTE_MAX_LCORE caches of up to 1024 pointers), mlx5's memory-region
@@ -341,15 +366,28 @@ readonly DESCRIPTOR_RING_BYTES=128
 readonly HELD_PACKETS_PER_WORKER=2048
 
 hugepage_demand() {
-  local -A rx_desc=() tx_desc=() pmd_held=() max_mtu=() has_ports=()
+  local -A rx_desc=() tx_desc=() tx_ring=() pmd_held=() max_mtu=() has_ports=() charged=()
   local i node ports=${#CONFIG_PORT_NAMES[@]} lcores=$((${#CONFIG_WORKER_LCORES[@]} + 1))
+  local source data_tx
+  local -a sources
   for ((i = 0; i < ports; i++)); do
     node=$(port_memory_node "$i")
     has_ports[$node]=1
     rx_desc[$node]=$((${rx_desc[$node]:-0} + CONFIG_PORT_RXQ[i] * CONFIG_PORT_RXD[i] + CONFIG_PORT_SLOW_RXD[i]))
-    tx_desc[$node]=$((${tx_desc[$node]:-0} + CONFIG_PORT_TXQ[i] * CONFIG_PORT_TXD[i]))
+    tx_ring[$node]=$((${tx_ring[$node]:-0} + CONFIG_PORT_TXQ[i] * CONFIG_PORT_TXD[i]))
     pmd_held[$node]=$((${pmd_held[$node]:-0} + CONFIG_PORT_EXTRA[i]))
     ((CONFIG_PORT_MTU[i] > ${max_mtu[$node]:-0})) && max_mtu[$node]=${CONFIG_PORT_MTU[i]}
+    # The data TX rings (a member's control queue carries control-pool mbufs) hold the mbufs of
+    # the ports it forwards from: each of their nodes' pools may have to cover all of them.
+    data_tx=$((CONFIG_PORT_DATA_TXQ[i] * CONFIG_PORT_TXD[i]))
+    charged=()
+    IFS=, read -r -a sources <<<"${CONFIG_PORT_TX_SOURCES[i]}"
+    for source in "${sources[@]}"; do
+      node=$(port_memory_node "$source")
+      [[ -n "${charged[$node]:-}" ]] && continue
+      charged[$node]=1
+      tx_desc[$node]=$((${tx_desc[$node]:-0} + data_tx))
+    done
   done
   local main_node
   main_node=$(cpu_node "$CONFIG_MAIN_LCORE")
@@ -363,7 +401,7 @@ hugepage_demand() {
     if [[ -n "${has_ports[$node]:-}" ]]; then
       in_worker=$((lcores * CONFIG_BURST * (ports + 1)))
       in_caches=$((lcores * MEMPOOL_CACHE_SIZE * 3 / 2))
-      total=$((rx_desc[$node] + tx_desc[$node] + pmd_held[$node] + held + in_worker + in_caches))
+      total=$((rx_desc[$node] + ${tx_desc[$node]:-0} + pmd_held[$node] + held + in_worker + in_caches))
       mbufs=$((total + total / 8 + 1024))
       data_room=$MBUF_DEFAULT_DATA_ROOM
       if ((max_mtu[$node] + 14 + 4 + 8 + 128 > data_room)); then
@@ -373,7 +411,7 @@ hugepage_demand() {
       ring_slots=1
       while ((ring_slots < mbufs + 1)); do ring_slots=$((ring_slots * 2)); done
       bytes=$((bytes + mbufs * mbuf_bytes + ring_slots * 8))
-      bytes=$((bytes + (rx_desc[$node] + tx_desc[$node]) * DESCRIPTOR_RING_BYTES))
+      bytes=$((bytes + (rx_desc[$node] + tx_ring[$node]) * DESCRIPTOR_RING_BYTES))
     fi
     echo "$node $bytes $mbufs $data_room"
   done

@@ -37,15 +37,17 @@ TEST(MemoryPlan, EachSocketGetsThePoolItsOwnPortsNeed) {
   const SocketMemory& members = plan.sockets[1];
   EXPECT_EQ(host.socket, 0);
   EXPECT_EQ(members.socket, 1);
-  // The host port: 2 data RX queues of 2048, 2 TX queues (one per worker) of 1024.
+  // The host port: 2 data RX queues of 2048. Its socket's pool also covers the members' data
+  // TX rings (2 members x 2 worker queues of 1024): they carry what the host port received.
+  const PortQueues member_queues = plan_port_queues(config.ports[1], &config.bonds[0], 2);
   EXPECT_EQ(host.demand.rx_descriptors, 2u * 2048);
-  EXPECT_EQ(host.demand.tx_descriptors, 2u * 1024);
+  EXPECT_EQ(host.demand.tx_descriptors, 2u * (member_queues.tx_queues - 1) * 1024);
   EXPECT_EQ(host.mbufs, mbufs_needed(host.demand));
   EXPECT_EQ(host.data_room, kMbufDefaultDataRoom);
-  // The members: their slow RX queues and control TX queues count, and the jumbo data room.
-  const PortQueues member_queues = plan_port_queues(config.ports[1], &config.bonds[0], 2);
+  // The members: their slow RX queues count, and the jumbo data room; their pool covers the
+  // host port's 2 TX queues of 1024 (what the members received leaves there).
   EXPECT_EQ(members.demand.rx_descriptors, 2 * member_queues.rx_descriptors(1024));
-  EXPECT_EQ(members.demand.tx_descriptors, 2u * member_queues.tx_queues * 1024);
+  EXPECT_EQ(members.demand.tx_descriptors, 2u * 1024);
   EXPECT_EQ(members.data_room, 9000u + kFrameOverhead + kMbufHeadroom);
   EXPECT_EQ(members.mempool_bytes, mempool_bytes(members.mbufs, members.data_room));
   // Held packets may come from either socket's ports: both pools cover them.
@@ -56,6 +58,37 @@ TEST(MemoryPlan, EachSocketGetsThePoolItsOwnPortsNeed) {
   EXPECT_EQ(plan.control_mbufs,
             kControlPoolSpare + 2 * (kControlTxDescriptors + kControlFramesInFlightPerMember));
   EXPECT_EQ(plan.bond_table_bytes, 1024u * 2 * 2);
+}
+
+// Issue 33 item 10: a port's TX rings hold mbufs of the ports it forwards from. Asymmetric
+// queues: the host port (socket 0) has 4096-slot TX rings, the members (socket 1) 512-slot ones,
+// three workers. Socket 1's pool must cover the host port's TX rings (filled with members'
+// mbufs), socket 0's the members'.
+TEST(MemoryPlan, TxDescriptorsAreChargedToThePoolsOfTheirSources) {
+  const config::Config config = config::parse_config(R"(
+ports:
+  - {name: host, device: "0000:3b:00.0", rx_queues: 3, tx_descriptors: 4096}
+  - {name: a, device: "0000:af:00.0", rx_queues: 3, tx_descriptors: 512}
+  - {name: b, device: "0000:af:00.1", rx_queues: 3, tx_descriptors: 512}
+bonds:
+  - {name: up, members: [a, b]}
+workers:
+  lcores: [1, 2, 3]
+cross_connect:
+  - [host, up]
+)",
+                                                     "test.yaml");
+  const MemoryPlan plan = plan_memory(config, {0, 1, 1}, 0);
+  ASSERT_EQ(plan.sockets.size(), 2u);
+  EXPECT_EQ(plan.sockets[1].demand.tx_descriptors, 3u * 4096) << "the host port's 3 TX rings";
+  EXPECT_EQ(plan.sockets[0].demand.tx_descriptors, 2u * 3 * 512) << "the members' data TX rings";
+  // The rings' own memory stays with their ports.
+  const std::uint64_t member_rx = 2 * plan_port_queues(config.ports[1], &config.bonds[0], 3)
+                                          .rx_descriptors(config.ports[1].rx_descriptors);
+  EXPECT_EQ(plan.sockets[0].descriptor_bytes,
+            (3u * config.ports[0].rx_descriptors + 3u * 4096) * kDescriptorBytes);
+  EXPECT_EQ(plan.sockets[1].demand.rx_descriptors, member_rx);
+  EXPECT_EQ(plan.sockets[1].mbufs, mbufs_needed(plan.sockets[1].demand));
 }
 
 TEST(MemoryPlan, PortsWithoutAffinityAndAMainSocketWithoutPortsCountOnce) {
