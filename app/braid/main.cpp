@@ -119,11 +119,12 @@ void run(const braid::config::Config& config, const braid::app::Options& options
   const std::uint32_t interval_ms =
       options.stats_interval_ms.value_or(options.interactive ? 0 : config.stats.interval_ms);
   if (interval_ms > 0) {
-    // On the management thread: it reads only the workers' counters, and its line goes through
-    // the log's queue, so a slow terminal blocks neither it nor the protocol loop.
+    // A job on the protocol loop: the NIC counters it reads are read there only (ixgbe and i40e
+    // accumulate clear-on-read registers without a lock: two threads reading one port lose or
+    // double counts). Its line goes through the log's queue, so a slow terminal blocks nothing.
     auto previous = std::make_shared<braid::datapath::CounterTotals>(engine.totals());
     auto previous_ns = std::make_shared<std::uint64_t>(start_ns);
-    control.every_here(
+    control.every(
         "stats", std::uint64_t{interval_ms} * 1'000'000,
         [&engine, &config, &async_log, previous, previous_ns, start_ns](std::uint64_t now) {
           const braid::datapath::CounterTotals current = engine.totals();

@@ -8,6 +8,7 @@
 #include <rte_mempool.h>
 
 #include <atomic>
+#include <thread>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -70,6 +71,9 @@ class Engine {
   const DeadlineLag& lag() const { return lag_; }
 
   datapath::CounterTotals totals() const;
+  // The port's NIC counters (rte_eth_stats_get). On the protocol loop's thread only (the one
+  // that made the engine): ixgbe and i40e accumulate clear-on-read registers without a lock, so
+  // a second reader loses or doubles counts. A read from another thread is logged once.
   datapath::NicCounters nic_counters(std::size_t port_index) const;
   std::size_t port_count() const { return ports_.size(); }
   const drivers::EthdevPort& port(std::size_t index) const { return *ports_[index]; }
@@ -146,6 +150,8 @@ class Engine {
   WorkerLiveness liveness_{0, 0};  // built with the workers
   std::atomic<bool> running_{false};
   std::atomic<bool> forwarding_{true};
+  std::thread::id loop_thread_ = std::this_thread::get_id();  // the one that made the engine
+  mutable std::atomic<bool> warned_nic_reads_off_loop_{false};
   unsigned instance_ = 0;  // names this engine's mempools
   bool ports_started_ = false;
   bool control_started_ = false;  // bonds and schedulers started

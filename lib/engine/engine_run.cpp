@@ -195,6 +195,12 @@ datapath::CounterTotals Engine::totals() const {
 }
 
 datapath::NicCounters Engine::nic_counters(std::size_t port_index) const {
+  if (std::this_thread::get_id() != loop_thread_ && !warned_nic_reads_off_loop_.exchange(true)) {
+    BRAID_LOG_TO(kEngine, ERR,
+                 "NIC statistics of port %s read off the protocol loop: ixgbe and i40e lose or "
+                 "double counts when two threads read a port (a defect: please report it)\n",
+                 ports_[port_index]->name().c_str());
+  }
   rte_eth_stats stats{};
   datapath::NicCounters nic;
   if (rte_eth_stats_get(ports_[port_index]->id(), &stats) != 0) return nic;
