@@ -24,7 +24,7 @@ bool is_up(unsigned flags) {
 
 }  // namespace
 
-KernelLinks::KernelLinks() {
+void KernelLinks::open() {
   fd_ = ::socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
   if (fd_ < 0) {
     error_ = std::string("netlink socket: ") + std::strerror(errno);
@@ -48,6 +48,7 @@ KernelLinks::~KernelLinks() {
 }
 
 void KernelLinks::watch(int ifindex) {
+  if (fd_ < 0 && error_.empty()) open();
   up_.emplace(ifindex, true);
   read_flags(ifindex);
 }

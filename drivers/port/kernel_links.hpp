@@ -18,9 +18,11 @@ namespace braid::drivers {
 
 class KernelLinks {
  public:
-  // Opens the netlink socket; if that fails (no netlink in this sandbox), error() says why and
-  // every interface reads as up (the PMD's link state alone decides, as before).
-  KernelLinks();
+  // Opens nothing yet: the netlink socket is opened by the first watch(), so a braid without a
+  // kernel-backed member is not woken by every link change on the host. If opening fails (no
+  // netlink in this sandbox), error() says why and every interface reads as up (the PMD's link
+  // state alone decides, as before).
+  KernelLinks() = default;
   ~KernelLinks();
   KernelLinks(const KernelLinks&) = delete;
   KernelLinks& operator=(const KernelLinks&) = delete;
@@ -34,11 +36,12 @@ class KernelLinks {
   // nullopt: not watched, or its state cannot be read.
   std::optional<bool> up(int ifindex) const;
 
-  int fd() const { return fd_; }
+  int fd() const { return fd_; }  // -1 until an interface is watched
   const std::string& error() const { return error_; }
   std::uint64_t notifications() const { return notifications_; }
 
  private:
+  void open();
   bool read_flags(int ifindex);
   bool set_state(int ifindex, bool up);
 

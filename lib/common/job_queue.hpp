@@ -27,6 +27,7 @@ class JobQueue {
  public:
   explicit JobQueue(std::size_t capacity = 1024) : posted_(capacity), finished_(capacity) {}
   ~JobQueue() {
+    delete stalled_;  // run, but the finished queue was full
     while (Job* job = posted_.pop())
       delete job;
     while (Job* job = finished_.pop())
