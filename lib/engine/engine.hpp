@@ -8,11 +8,12 @@
 #include <rte_mempool.h>
 
 #include <atomic>
-#include <thread>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bond/dpdk/bond.hpp"
@@ -52,10 +53,16 @@ class Engine {
   void start();
   void stop();
   // The console's stop/start: workers keep polling, so LACP keeps every frame it needs on every
-  // slow path, but forward nothing (data is dropped and counted as `stopped`); pause() returns
-  // once every worker has stopped forwarding, resume() once every worker forwards again.
-  void pause();
-  void resume();
+  // slow path, but forward nothing (data is dropped and counted as `stopped`). Neither waits for
+  // the workers longer than kWorkerAckSpinNs (a worker held up in a PMD must not hold up the
+  // protocol loop): each returns whether every worker has acknowledged by then, and the protocol
+  // loop (poll_control) logs when the others do, or names them after kWorkerAckPatienceNs.
+  static constexpr std::uint64_t kWorkerAckSpinNs = 1'000'000;
+  static constexpr std::uint64_t kWorkerAckPatienceNs = 1'000'000'000;
+  bool pause();
+  bool resume();
+  // The lcores of the workers that have not acknowledged the last pause() or resume().
+  std::vector<unsigned> workers_not_acknowledged() const;
   bool running() const { return running_.load(std::memory_order_relaxed); }
   bool forwarding() const { return running() && forwarding_.load(std::memory_order_relaxed); }
 
@@ -114,8 +121,11 @@ class Engine {
   void leave_partners();
   void start_ports();
   void check_worker_lcores() const;
-  // Until every worker's forwarding_seen is `forwarding` (at most kWorkerAckPatienceNs).
-  void wait_for_workers(bool forwarding) const;
+  // Until every worker's forwarding_seen is `forwarding`, at most `patience_ns`; whether they all
+  // did.
+  bool wait_for_workers(bool forwarding, std::uint64_t patience_ns) const;
+  // The protocol loop's side of an acknowledgement pause()/resume() did not wait for.
+  void check_acknowledgements(std::uint64_t now_ns);
   void resolve_topology();
   void create_mempools();
   void configure_ports();
@@ -151,6 +161,12 @@ class Engine {
   std::atomic<bool> running_{false};
   std::atomic<bool> forwarding_{true};
   std::thread::id loop_thread_ = std::this_thread::get_id();  // the one that made the engine
+  struct AwaitedAcknowledgement {
+    bool forwarding = false;  // what the workers are to acknowledge
+    std::uint64_t since_ns = 0;
+    bool warned = false;
+  };
+  std::optional<AwaitedAcknowledgement> awaited_;
   mutable std::atomic<bool> warned_nic_reads_off_loop_{false};
   unsigned instance_ = 0;  // names this engine's mempools
   bool ports_started_ = false;

@@ -3,6 +3,8 @@
 #include <rte_ethdev.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "control/control_plane.hpp"
 #include "engine/engine.hpp"
@@ -18,6 +20,14 @@ using control::Output;
 using control::Value;
 
 constexpr std::uint64_t kRateSamplePeriodNs = 1'000'000'000;
+
+// "worker lcore 3" / "worker lcores 3,5".
+std::string lcore_list(const std::vector<unsigned>& lcores) {
+  std::string list;
+  for (const unsigned lcore : lcores)
+    list += (list.empty() ? "" : ",") + std::to_string(lcore);
+  return (lcores.size() == 1 ? "worker lcore " : "worker lcores ") + list;
+}
 
 Value rate(double per_second) {
   return Value::displayed(per_second, format_rate(per_second));
@@ -187,26 +197,37 @@ void register_engine_commands(control::ControlPlane& control, Engine& engine) {
                  view->clear();
                  out.line("statistics cleared");
                });
-  commands.add("start", "start forwarding again (ports, links and LACP stayed up)",
-               [&engine](const Args&, Output& out) {
-                 if (engine.forwarding()) {
-                   out.line("forwarding is already started");
-                   return;
-                 }
-                 engine.resume();
-                 out.line("forwarding started");
-               });
-  commands.add("stop",
-               "stop forwarding: workers drain, then drop data (counted `stopped`); links and "
-               "LACP stay up",
-               [&engine](const Args&, Output& out) {
-                 if (!engine.forwarding()) {
-                   out.line("forwarding is already stopped");
-                   return;
-                 }
-                 engine.pause();
-                 out.line("forwarding stopped");
-               });
+  commands.add(
+      "start", "start forwarding again (ports, links and LACP stayed up)",
+      [&engine](const Args&, Output& out) {
+        if (engine.forwarding()) {
+          out.line("forwarding is already started");
+          return;
+        }
+        if (engine.resume()) {
+          out.line("forwarding started");
+        } else {
+          out.line("forwarding starting: " + lcore_list(engine.workers_not_acknowledged()) +
+                   " not forwarding yet (the log says when every worker is)");
+        }
+      });
+  commands.add(
+      "stop",
+      "stop forwarding: workers drain, then drop data (counted `stopped`); links and "
+      "LACP stay up",
+      [&engine](const Args&, Output& out) {
+        if (!engine.forwarding()) {
+          out.line("forwarding is already stopped");
+          return;
+        }
+        if (engine.pause()) {
+          out.line("forwarding stopped");
+        } else {
+          out.line("forwarding stopping: " + lcore_list(engine.workers_not_acknowledged()) +
+                   " still forwarding what they have (the log says when every worker "
+                   "stopped)");
+        }
+      });
 
   control.every("engine-rates", kRateSamplePeriodNs,
                 [view](std::uint64_t now_ns) { view->sample(now_ns); });

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "common/clock.hpp"
 #include "engine/engine.hpp"
@@ -27,7 +29,6 @@ constexpr std::uint64_t kLeavePollNs = 200'000;
 constexpr std::uint64_t kLeaveSlackNs = 50'000'000;
 // How long pause() and resume() wait for every worker to acknowledge (a worker descheduled on
 // an overloaded machine may take a scheduler tick or more).
-constexpr std::uint64_t kWorkerAckPatienceNs = 1'000'000'000;
 
 }  // namespace
 
@@ -55,30 +56,74 @@ void Engine::start() {
   }
 }
 
-void Engine::pause() {
-  if (!running() || !forwarding_.load()) return;
+bool Engine::pause() {
+  if (!running() || !forwarding_.load()) return true;
   forwarding_.store(false, std::memory_order_release);
   // A worker acknowledges at the top of its next loop, after it drained what it was sending.
-  wait_for_workers(false);
+  if (wait_for_workers(false, kWorkerAckSpinNs)) return true;
+  awaited_ = AwaitedAcknowledgement{false, monotonic_ns(), false};
+  return false;
 }
 
-void Engine::resume() {
+bool Engine::resume() {
   if (!running()) {
     start();
-    return;
+    return true;
   }
-  if (forwarding_.load()) return;
+  if (forwarding_.load()) return true;
   forwarding_.store(true, std::memory_order_release);
-  // Without this, a worker's first burst after `start` could still be dropped as `stopped`.
-  wait_for_workers(true);
+  // Until a worker acknowledges, its bursts are still dropped as `stopped`.
+  if (wait_for_workers(true, kWorkerAckSpinNs)) return true;
+  awaited_ = AwaitedAcknowledgement{true, monotonic_ns(), false};
+  return false;
 }
 
-void Engine::wait_for_workers(bool forwarding) const {
-  const std::uint64_t deadline = monotonic_ns() + kWorkerAckPatienceNs;
+bool Engine::wait_for_workers(bool forwarding, std::uint64_t patience_ns) const {
+  const std::uint64_t deadline = monotonic_ns() + patience_ns;
+  bool all = true;
   for (const auto& worker : workers_) {
     while (worker->forwarding_seen.load(std::memory_order_acquire) != forwarding &&
            monotonic_ns() < deadline)
       rte_pause();
+    all = all && worker->forwarding_seen.load(std::memory_order_acquire) == forwarding;
+  }
+  return all;
+}
+
+std::vector<unsigned> Engine::workers_not_acknowledged() const {
+  std::vector<unsigned> late;
+  const bool wanted = forwarding_.load(std::memory_order_relaxed);
+  for (const auto& worker : workers_) {
+    if (worker->forwarding_seen.load(std::memory_order_acquire) != wanted)
+      late.push_back(worker->lcore);
+  }
+  return late;
+}
+
+void Engine::check_acknowledgements(std::uint64_t now_ns) {
+  if (!awaited_) return;
+  const char* what = awaited_->forwarding ? "started" : "stopped";
+  if (!running() || awaited_->forwarding != forwarding_.load(std::memory_order_relaxed)) {
+    awaited_.reset();  // superseded (a start after the stop, or the engine stopped)
+    return;
+  }
+  const std::vector<unsigned> late = workers_not_acknowledged();
+  const double ms = static_cast<double>(now_ns - awaited_->since_ns) / 1e6;
+  if (late.empty()) {
+    BRAID_LOG_TO(kEngine, INFO, "forwarding %s: every worker acknowledged, the last %.1f ms late\n",
+                 what, ms);
+    awaited_.reset();
+    return;
+  }
+  if (!awaited_->warned && now_ns - awaited_->since_ns >= kWorkerAckPatienceNs) {
+    std::string lcores;
+    for (const unsigned lcore : late)
+      lcores += (lcores.empty() ? "" : ",") + std::to_string(lcore);
+    BRAID_LOG_TO(kEngine, WARNING,
+                 "forwarding %s, but worker lcores %s have not acknowledged after %.0f ms (held up "
+                 "in a PMD, or descheduled: show workers)\n",
+                 what, lcores.c_str(), ms);
+    awaited_->warned = true;
   }
 }
 
@@ -133,7 +178,10 @@ void Engine::leave_partners() {
 }
 
 std::uint64_t Engine::poll_control(std::uint64_t now_ns) {
+  check_acknowledgements(now_ns);
   std::uint64_t next = check_workers(now_ns);
+  // An awaited acknowledgement is looked at again within a millisecond.
+  if (awaited_) next = std::min(next, now_ns + kWorkerAckSpinNs);
   if (!control_started_) return next;
   if (kernel_links_.poll()) {
     for (const auto& bond : bonds_)

@@ -9,10 +9,13 @@
 
 #include <atomic>
 #include <bit>
+#include <chrono>
 #include <cstdio>
 #include <set>
+#include <thread>
 
 #include "bond_rig.hpp"
+#include "common/clock.hpp"
 #include "eal_environment.hpp"
 #include "flow/dpdk/mbuf_hash.hpp"
 
@@ -114,16 +117,27 @@ TEST_P(MultiWorker, FailoverMovesEveryWorkerOffTheDeadMemberAndNoSurvivorFlow) {
   EXPECT_EQ(rig.engine().totals().dropped(), 0u);
 }
 
+// Until every worker has acknowledged the last stop or start (at most 5 s).
+bool await_acknowledged(BondRig& rig) {
+  const std::uint64_t deadline = monotonic_ns() + 5'000'000'000ull;
+  while (!rig.engine().workers_not_acknowledged().empty()) {
+    if (monotonic_ns() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  return true;
+}
+
 TEST_P(MultiWorker, StopAndStartReachEveryWorker) {
   BondRig rig(4, ", mode: static", 4096, std::nullopt, GetParam());
   rig.engine().start();
   rig.send(kPackets / 4);
   expect_every_worker_forwarded(rig);
 
-  rig.engine().pause();  // console `stop`
+  // console `stop`: pause() spins at most 1 ms; workers sharing CPUs acknowledge later.
+  ASSERT_TRUE(rig.engine().pause() || await_acknowledged(rig));
   for (std::size_t w = 0; w < rig.engine().workers().size(); ++w) {
     EXPECT_FALSE(rig.engine().workers()[w]->forwarding_seen.load())
-        << "pause() returned before worker " << w << " stopped forwarding";
+        << "worker " << w << " acknowledged `stop` but still forwards";
   }
   const std::uint64_t forwarded = rig.received_total();
   rig.send(kPackets / 4);
@@ -139,7 +153,7 @@ TEST_P(MultiWorker, StopAndStartReachEveryWorker) {
   EXPECT_EQ(rig.engine().totals().drops[static_cast<std::size_t>(datapath::DropReason::kStopped)],
             kPackets / 4);
 
-  rig.engine().resume();  // console `start`
+  ASSERT_TRUE(rig.engine().resume() || await_acknowledged(rig));  // console `start`
   const std::vector<std::uint64_t> rx_stopped = every_worker_rx(rig);
   rig.send(kPackets / 4);
   expect_every_worker_forwarded(rig, rx_stopped);
