@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "common/worst_window.hpp"
+
 namespace braid {
 
 enum class DeadlineKind : std::uint8_t {
@@ -27,8 +29,7 @@ inline constexpr std::array<std::string_view, kDeadlineKinds> kDeadlineKindNames
 
 class DeadlineLag {
  public:
-  static constexpr std::uint64_t kSecondNs = 1'000'000'000;
-  static constexpr std::size_t kWindowSeconds = 60;
+  static constexpr std::size_t kWindowSeconds = WorstWindow::kSeconds;
 
   struct Stats {
     std::uint64_t served = 0;
@@ -72,34 +73,9 @@ class DeadlineLag {
   bool over_slack(std::uint64_t lateness_ns) const { return lateness_ns > slack_ns_; }
 
  private:
-  // The worst value of each of the last kWindowSeconds whole seconds.
-  class Window {
-   public:
-    void add(std::uint64_t now_ns, std::uint64_t value) {
-      const std::uint64_t second = now_ns / kSecondNs;
-      Slot& slot = slots_[second % kWindowSeconds];
-      if (slot.second != second) slot = {second, 0};
-      slot.worst = std::max(slot.worst, value);
-    }
-    std::uint64_t worst(std::uint64_t now_ns) const {
-      const std::uint64_t second = now_ns / kSecondNs;
-      std::uint64_t worst = 0;
-      for (const Slot& slot : slots_) {
-        if (slot.second + kWindowSeconds > second) worst = std::max(worst, slot.worst);
-      }
-      return worst;
-    }
-
-   private:
-    struct Slot {
-      std::uint64_t second = UINT64_MAX / 2;  // never within a window
-      std::uint64_t worst = 0;
-    };
-    std::array<Slot, kWindowSeconds> slots_{};
-  };
   struct Series {
     Stats stats;
-    Window window;
+    WorstWindow window;
     Stats snapshot(std::uint64_t now_ns) const {
       Stats out = stats;
       out.worst_last_minute_ns = window.worst(now_ns);

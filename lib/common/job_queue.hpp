@@ -11,7 +11,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
+#include "common/clock.hpp"
+#include "common/job_durations.hpp"
 #include "common/spsc_queue.hpp"
 #include "common/waker.hpp"
 
@@ -21,6 +24,7 @@ struct Job {
   std::function<void()> work;  // on the protocol loop
   std::function<void()> done;  // back on the management thread
   std::uint64_t posted_ns = 0;
+  std::string kind = "command";  // what JobDurations counts it as
 };
 
 class JobQueue {
@@ -60,15 +64,21 @@ class JobQueue {
     return count;
   }
 
-  // Protocol loop: runs one job if there is one and there is room to hand it back.
-  bool run_one() {
+  // Protocol loop: runs one job if there is one and there is room to hand it back; its duration
+  // goes to `durations` (optional).
+  bool run_one(JobDurations* durations = nullptr) {
     if (stalled_ != nullptr) {
       if (!finished_.push(stalled_)) return false;
       stalled_ = nullptr;
     }
     Job* job = posted_.pop();
     if (job == nullptr) return false;
+    const std::uint64_t start_ns = durations != nullptr ? monotonic_ns() : 0;
     if (job->work) job->work();
+    if (durations != nullptr) {
+      const std::uint64_t end_ns = monotonic_ns();
+      durations->record(job->kind, end_ns - start_ns, end_ns);
+    }
     if (!finished_.push(job)) stalled_ = job;  // handed back at the next call
     finished_waker_.notify();
     return true;

@@ -171,11 +171,13 @@ void ControlPlane::open(std::uint64_t now_ns) {
   for (auto& pending : pending_jobs_) {
     if (pending.on_protocol_loop) {
       auto job = std::make_shared<PeriodicTasks::Job>(std::move(pending.job));
-      tasks_.add(pending.name, pending.period_ns, now_ns, [this, job](std::uint64_t) {
-        auto posted = std::make_unique<Job>();
-        posted->work = [job] { (*job)(monotonic_ns()); };
-        jobs_.post(std::move(posted));  // full: this period is skipped
-      });
+      tasks_.add(pending.name, pending.period_ns, now_ns,
+                 [this, job, name = pending.name](std::uint64_t) {
+                   auto posted = std::make_unique<Job>();
+                   posted->kind = name;
+                   posted->work = [job] { (*job)(monotonic_ns()); };
+                   jobs_.post(std::move(posted));  // full: this period is skipped
+                 });
     } else {
       tasks_.add(pending.name, pending.period_ns, now_ns, std::move(pending.job));
     }
@@ -240,6 +242,7 @@ void ControlPlane::post_snapshot() {
   };
   auto rendered = std::make_shared<Rendered>();
   auto job = std::make_unique<Job>();
+  job->kind = "snapshot";
   job->work = [this, rendered] {
     rendered->telemetry = telemetry_.collect();
     if (metrics_server_) {

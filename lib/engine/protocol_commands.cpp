@@ -38,6 +38,12 @@ void show_lateness(const Engine& engine, const ProtocolLoop& loop, control::Outp
     table.row({std::string(kDeadlineKindNames[k]), stats.served, stats.late, ms(stats.last_ns),
                ms(stats.worst_last_minute_ns), ms(stats.worst_ns)});
   }
+  // A job is never cut short: how long each kind took is how long deadlines waited behind it.
+  control::Table& jobs =
+      out.table("jobs", {"job", "runs", "last_ms", "worst_minute_ms", "worst_ms"});
+  for (const JobDurations::Row& row : loop.job_durations().rows(now)) {
+    jobs.row({row.kind, row.runs, ms(row.last_ns), ms(row.worst_last_minute_ns), ms(row.worst_ns)});
+  }
 }
 
 }  // namespace
@@ -85,6 +91,15 @@ void register_protocol_commands(control::ControlPlane& control, const Engine& en
     w.family("braid_protocol_jobs_total",
              "management jobs (commands, renders) the protocol loop ran", MetricType::kCounter);
     w.sample({}, loop.jobs_run());
+    w.family("braid_protocol_job_duration_seconds",
+             "how long a kind of management job took on the protocol loop, the longest over the "
+             "window (minute, start)",
+             MetricType::kGauge);
+    for (const JobDurations::Row& row : loop.job_durations().rows(now)) {
+      w.sample({{"job", row.kind}, {"window", "minute"}},
+               static_cast<double>(row.worst_last_minute_ns) / 1e9);
+      w.sample({{"job", row.kind}, {"window", "start"}}, static_cast<double>(row.worst_ns) / 1e9);
+    }
     if (const log::AsyncLog* async_log = log::AsyncLog::installed()) {
       w.family("braid_log_lines_dropped_total",
                "log lines dropped because their reader (terminal, journald) was too slow to take "

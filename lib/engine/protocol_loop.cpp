@@ -67,7 +67,7 @@ void ProtocolLoop::run_jobs(std::uint64_t now_ns, std::uint64_t next_deadline_ns
       if (jobs_.pending()) job_budget_hits_.fetch_add(1, std::memory_order_relaxed);
       return;
     }
-    if (!jobs_.run_one()) return;
+    if (!jobs_.run_one(&job_durations_)) return;
     jobs_run_.fetch_add(1, std::memory_order_relaxed);
   }
 }

@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 
+#include "common/job_durations.hpp"
 #include "common/job_queue.hpp"
 #include "engine/engine.hpp"
 
@@ -42,6 +43,9 @@ class ProtocolLoop {
   std::uint64_t jobs_run() const { return jobs_run_.load(std::memory_order_relaxed); }
   // Iterations whose job budget ran out with jobs still waiting.
   std::uint64_t job_budget_hits() const { return job_budget_hits_.load(std::memory_order_relaxed); }
+  // How long each kind of job took. On the protocol loop only (`show control` and the metrics
+  // render are jobs themselves).
+  const JobDurations& job_durations() const { return job_durations_; }
   // What applying the settings did ("" when nothing to say), for the log.
   const std::string& note() const { return note_; }
 
@@ -56,6 +60,7 @@ class ProtocolLoop {
   std::atomic<std::uint64_t> iterations_{0};
   std::atomic<std::uint64_t> jobs_run_{0};
   std::atomic<std::uint64_t> job_budget_hits_{0};
+  JobDurations job_durations_;
   std::string note_;
 };
 

@@ -247,6 +247,18 @@ def test_show_control_says_whether_pdump_can_attach(running):
         assert attachable is True
 
 
+def test_show_control_times_each_kind_of_job(running):
+    """Issue 33 item 1: how long each kind of job held the protocol loop, in `show control` and
+    in /metrics."""
+    ctl(running, "show", "bond")
+    control = json.loads(ctl(running, "--json", "show", "control").stdout)
+    jobs = {row["job"]: row for row in control["jobs"]}
+    assert jobs["command"]["runs"] >= 1, jobs
+    assert jobs["command"]["worst_ms"] > 0, jobs
+    assert jobs["command"]["worst_ms"] >= jobs["command"]["worst_minute_ms"], jobs
+    assert "engine-rates" in jobs, jobs  # a periodic job, by its name
+
+
 def test_braidctl_help_lists_every_option_short_and_long():
     help_text = subprocess.run([BRAIDCTL, "--help"], capture_output=True, text=True,
                                timeout=30).stdout

@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <vector>
+
+#include "common/clock.hpp"
+#include "common/job_durations.hpp"
 
 namespace braid {
 namespace {
@@ -45,6 +49,45 @@ TEST(JobQueue, FinishedJobsComeBackInOrder) {
   }
   EXPECT_EQ(jobs.collect(), 3u);
   EXPECT_EQ(done, (std::vector<int>{0, 1, 2}));
+}
+
+TEST(JobDurations, EachKindKeepsItsRunsLastAndWorst) {
+  JobDurations durations;
+  const std::uint64_t s = WorstWindow::kSecondNs;
+  durations.record("command", 300'000, 10 * s);
+  durations.record("snapshot", 2'000'000, 10 * s);
+  durations.record("command", 100'000, 11 * s);
+  std::vector<JobDurations::Row> rows = durations.rows(11 * s);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].kind, "command");
+  EXPECT_EQ(rows[0].runs, 2u);
+  EXPECT_EQ(rows[0].last_ns, 100'000u);
+  EXPECT_EQ(rows[0].worst_ns, 300'000u);
+  EXPECT_EQ(rows[0].worst_last_minute_ns, 300'000u);
+  EXPECT_EQ(rows[1].kind, "snapshot");
+  // A minute later the 300 us command is out of the window, not out of the record.
+  rows = durations.rows(70 * s);
+  EXPECT_EQ(rows[0].worst_last_minute_ns, 100'000u);
+  EXPECT_EQ(rows[0].worst_ns, 300'000u);
+  EXPECT_EQ(durations.rows(200 * s)[0].worst_last_minute_ns, 0u);
+}
+
+TEST(JobQueue, RunOneTimesEachJobUnderItsKind) {
+  JobQueue jobs(4);
+  JobDurations durations;
+  auto job = std::make_unique<Job>();
+  job->kind = "stats";
+  job->work = [] {
+    const std::uint64_t start = monotonic_ns();
+    while (monotonic_ns() - start < 2'000'000) {
+    }
+  };
+  ASSERT_TRUE(jobs.post(std::move(job)));
+  ASSERT_TRUE(jobs.run_one(&durations));
+  const std::vector<JobDurations::Row> rows = durations.rows(monotonic_ns());
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].kind, "stats");
+  EXPECT_GE(rows[0].last_ns, 2'000'000u);
 }
 
 }  // namespace

@@ -1,0 +1,59 @@
+// How long each kind of management job took on the protocol loop (a command, the telemetry and
+// metrics snapshot, each periodic job by name): a job is never cut short, so its duration is
+// how long the loop's deadlines waited behind it. Written and read on the protocol loop only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/worst_window.hpp"
+
+namespace braid {
+
+class JobDurations {
+ public:
+  struct Row {
+    std::string kind;
+    std::uint64_t runs = 0;
+    std::uint64_t last_ns = 0;
+    std::uint64_t worst_last_minute_ns = 0;
+    std::uint64_t worst_ns = 0;
+  };
+
+  void record(const std::string& kind, std::uint64_t duration_ns, std::uint64_t now_ns) {
+    Series* series = nullptr;
+    for (Series& known : series_) {
+      if (known.kind == kind) series = &known;
+    }
+    if (series == nullptr) {
+      series = &series_.emplace_back();
+      series->kind = kind;
+    }
+    ++series->runs;
+    series->last_ns = duration_ns;
+    if (duration_ns > series->worst_ns) series->worst_ns = duration_ns;
+    series->window.add(now_ns, duration_ns);
+  }
+  // In the order the kinds first ran.
+  std::vector<Row> rows(std::uint64_t now_ns) const {
+    std::vector<Row> rows;
+    for (const Series& series : series_) {
+      rows.push_back(
+          {series.kind, series.runs, series.last_ns, series.window.worst(now_ns), series.worst_ns});
+    }
+    return rows;
+  }
+
+ private:
+  struct Series {
+    std::string kind;
+    std::uint64_t runs = 0;
+    std::uint64_t last_ns = 0;
+    std::uint64_t worst_ns = 0;
+    WorstWindow window;
+  };
+  std::vector<Series> series_;
+};
+
+}  // namespace braid
