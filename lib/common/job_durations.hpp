@@ -24,33 +24,30 @@ class JobDurations {
   void record(const std::string& kind, std::uint64_t duration_ns, std::uint64_t now_ns) {
     Series* series = nullptr;
     for (Series& known : series_) {
-      if (known.kind == kind) series = &known;
+      if (known.row.kind == kind) series = &known;
     }
     if (series == nullptr) {
       series = &series_.emplace_back();
-      series->kind = kind;
+      series->row.kind = kind;
     }
-    ++series->runs;
-    series->last_ns = duration_ns;
-    if (duration_ns > series->worst_ns) series->worst_ns = duration_ns;
+    ++series->row.runs;
+    series->row.last_ns = duration_ns;
+    if (duration_ns > series->row.worst_ns) series->row.worst_ns = duration_ns;
     series->window.add(now_ns, duration_ns);
   }
   // In the order the kinds first ran.
   std::vector<Row> rows(std::uint64_t now_ns) const {
     std::vector<Row> rows;
     for (const Series& series : series_) {
-      rows.push_back(
-          {series.kind, series.runs, series.last_ns, series.window.worst(now_ns), series.worst_ns});
+      rows.push_back(series.row);
+      rows.back().worst_last_minute_ns = series.window.worst(now_ns);
     }
     return rows;
   }
 
  private:
   struct Series {
-    std::string kind;
-    std::uint64_t runs = 0;
-    std::uint64_t last_ns = 0;
-    std::uint64_t worst_ns = 0;
+    Row row;  // worst_last_minute_ns: from the window
     WorstWindow window;
   };
   std::vector<Series> series_;
