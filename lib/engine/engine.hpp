@@ -124,6 +124,8 @@ class Engine {
   // Until every worker's forwarding_seen is `forwarding`, at most `patience_ns`; whether they all
   // did.
   bool wait_for_workers(bool forwarding, std::uint64_t patience_ns) const;
+  // pause()/resume() once the engine runs: sets forwarding_, waits at most kWorkerAckSpinNs.
+  bool set_forwarding(bool forwarding);
   // The protocol loop's side of an acknowledgement pause()/resume() did not wait for.
   void check_acknowledgements(std::uint64_t now_ns);
   void resolve_topology();
@@ -161,8 +163,7 @@ class Engine {
   std::atomic<bool> running_{false};
   std::atomic<bool> forwarding_{true};
   std::thread::id loop_thread_ = std::this_thread::get_id();  // the one that made the engine
-  struct AwaitedAcknowledgement {
-    bool forwarding = false;  // what the workers are to acknowledge
+  struct AwaitedAcknowledgement {                             // of forwarding_ as it is now
     std::uint64_t since_ns = 0;
     bool warned = false;
   };
@@ -174,5 +175,8 @@ class Engine {
   std::string placement_report_;
   std::vector<std::string> notes_;
 };
+
+// "worker lcore 3" / "worker lcores 3,5" (logs and console replies).
+std::string worker_lcores_text(const std::vector<unsigned>& lcores);
 
 }  // namespace braid::engine

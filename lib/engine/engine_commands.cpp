@@ -21,14 +21,6 @@ using control::Value;
 
 constexpr std::uint64_t kRateSamplePeriodNs = 1'000'000'000;
 
-// "worker lcore 3" / "worker lcores 3,5".
-std::string lcore_list(const std::vector<unsigned>& lcores) {
-  std::string list;
-  for (const unsigned lcore : lcores)
-    list += (list.empty() ? "" : ",") + std::to_string(lcore);
-  return (lcores.size() == 1 ? "worker lcore " : "worker lcores ") + list;
-}
-
 Value rate(double per_second) {
   return Value::displayed(per_second, format_rate(per_second));
 }
@@ -207,7 +199,7 @@ void register_engine_commands(control::ControlPlane& control, Engine& engine) {
         if (engine.resume()) {
           out.line("forwarding started");
         } else {
-          out.line("forwarding starting: " + lcore_list(engine.workers_not_acknowledged()) +
+          out.line("forwarding starting: " + worker_lcores_text(engine.workers_not_acknowledged()) +
                    " not forwarding yet (the log says when every worker is)");
         }
       });
@@ -223,7 +215,7 @@ void register_engine_commands(control::ControlPlane& control, Engine& engine) {
         if (engine.pause()) {
           out.line("forwarding stopped");
         } else {
-          out.line("forwarding stopping: " + lcore_list(engine.workers_not_acknowledged()) +
+          out.line("forwarding stopping: " + worker_lcores_text(engine.workers_not_acknowledged()) +
                    " still forwarding what they have (the log says when every worker "
                    "stopped)");
         }

@@ -57,12 +57,7 @@ void Engine::start() {
 }
 
 bool Engine::pause() {
-  if (!running() || !forwarding_.load()) return true;
-  forwarding_.store(false, std::memory_order_release);
-  // A worker acknowledges at the top of its next loop, after it drained what it was sending.
-  if (wait_for_workers(false, kWorkerAckSpinNs)) return true;
-  awaited_ = AwaitedAcknowledgement{false, monotonic_ns(), false};
-  return false;
+  return !running() || set_forwarding(false);
 }
 
 bool Engine::resume() {
@@ -70,11 +65,19 @@ bool Engine::resume() {
     start();
     return true;
   }
-  if (forwarding_.load()) return true;
-  forwarding_.store(true, std::memory_order_release);
-  // Until a worker acknowledges, its bursts are still dropped as `stopped`.
-  if (wait_for_workers(true, kWorkerAckSpinNs)) return true;
-  awaited_ = AwaitedAcknowledgement{true, monotonic_ns(), false};
+  return set_forwarding(true);
+}
+
+// A worker acknowledges at the top of its next loop: a stopping one after it drained what it was
+// sending; until a starting one does, its bursts are still dropped as `stopped`.
+bool Engine::set_forwarding(bool forwarding) {
+  if (forwarding_.load() == forwarding) return true;
+  forwarding_.store(forwarding, std::memory_order_release);
+  if (wait_for_workers(forwarding, kWorkerAckSpinNs)) {
+    awaited_.reset();  // a stop not yet acknowledged, overtaken by this start (or the reverse)
+    return true;
+  }
+  awaited_ = AwaitedAcknowledgement{monotonic_ns(), false};
   return false;
 }
 
@@ -102,11 +105,11 @@ std::vector<unsigned> Engine::workers_not_acknowledged() const {
 
 void Engine::check_acknowledgements(std::uint64_t now_ns) {
   if (!awaited_) return;
-  const char* what = awaited_->forwarding ? "started" : "stopped";
-  if (!running() || awaited_->forwarding != forwarding_.load(std::memory_order_relaxed)) {
-    awaited_.reset();  // superseded (a start after the stop, or the engine stopped)
+  if (!running()) {
+    awaited_.reset();
     return;
   }
+  const char* what = forwarding_.load(std::memory_order_relaxed) ? "started" : "stopped";
   const std::vector<unsigned> late = workers_not_acknowledged();
   const double ms = static_cast<double>(now_ns - awaited_->since_ns) / 1e6;
   if (late.empty()) {
@@ -116,15 +119,19 @@ void Engine::check_acknowledgements(std::uint64_t now_ns) {
     return;
   }
   if (!awaited_->warned && now_ns - awaited_->since_ns >= kWorkerAckPatienceNs) {
-    std::string lcores;
-    for (const unsigned lcore : late)
-      lcores += (lcores.empty() ? "" : ",") + std::to_string(lcore);
     BRAID_LOG_TO(kEngine, WARNING,
-                 "forwarding %s, but worker lcores %s have not acknowledged after %.0f ms (held up "
-                 "in a PMD, or descheduled: show workers)\n",
-                 what, lcores.c_str(), ms);
+                 "forwarding %s, but no acknowledgement after %.0f ms from %s (held up in a PMD, "
+                 "or descheduled: show workers)\n",
+                 what, ms, worker_lcores_text(late).c_str());
     awaited_->warned = true;
   }
+}
+
+std::string worker_lcores_text(const std::vector<unsigned>& lcores) {
+  std::string list;
+  for (const unsigned lcore : lcores)
+    list += (list.empty() ? "" : ",") + std::to_string(lcore);
+  return (lcores.size() == 1 ? "worker lcore " : "worker lcores ") + list;
 }
 
 void Engine::stop() {

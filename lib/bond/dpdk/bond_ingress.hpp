@@ -129,20 +129,10 @@ class BondIngress {
   void bfd_to_control(rte_mbuf** frames, std::uint16_t count, datapath::WorkerCounters& counters) {
     const std::uint64_t now = rte_rdtsc();
     const std::uint64_t peer = shared_->bfd_peer_sources[member_].load(std::memory_order_relaxed);
-    std::array<rte_mbuf*, datapath::kMaxBurst> dropped;
-    std::uint16_t allowed = 0, policed = 0;
-    for (std::uint16_t i = 0; i < count; ++i) {
-      if (bfd_policer_.admit(rte_pktmbuf_mtod(frames[i], const std::uint8_t*), peer, now)) {
-        frames[allowed++] = frames[i];
-      } else {
-        dropped[policed++] = frames[i];
-      }
-    }
-    if (policed != 0) {
-      counters.drops[static_cast<std::size_t>(datapath::DropReason::kBfdPoliced)].add(policed);
-      rte_pktmbuf_free_bulk(dropped.data(), policed);
-    }
-    enqueue_to_control(frames, allowed, counters);
+    police_to_control(
+        frames, count, datapath::DropReason::kBfdPoliced, counters, [&](const rte_mbuf* frame) {
+          return bfd_policer_.admit(rte_pktmbuf_mtod(frame, const std::uint8_t*), peer, now);
+        });
   }
 
   // LLDPDUs within this queue's rate limit join the Slow Protocols frames on the ring (the
@@ -150,20 +140,29 @@ class BondIngress {
   void lldp_to_control(rte_mbuf** lldpdus, std::uint16_t count,
                        datapath::WorkerCounters& counters) {
     const std::uint64_t now = rte_rdtsc();
+    police_to_control(lldpdus, count, datapath::DropReason::kLldpPoliced, counters,
+                      [&](const rte_mbuf*) { return lldp_policer_.take(now); });
+  }
+
+  // The frames `admit` lets through go to the control ring, in order; the rest are dropped and
+  // counted under `reason`.
+  template <typename Admit>
+  void police_to_control(rte_mbuf** frames, std::uint16_t count, datapath::DropReason reason,
+                         datapath::WorkerCounters& counters, Admit&& admit) {
     std::array<rte_mbuf*, datapath::kMaxBurst> dropped;
     std::uint16_t allowed = 0, policed = 0;
     for (std::uint16_t i = 0; i < count; ++i) {
-      if (lldp_policer_.take(now)) {
-        lldpdus[allowed++] = lldpdus[i];
+      if (admit(frames[i])) {
+        frames[allowed++] = frames[i];
       } else {
-        dropped[policed++] = lldpdus[i];
+        dropped[policed++] = frames[i];
       }
     }
     if (policed != 0) {
-      counters.drops[static_cast<std::size_t>(datapath::DropReason::kLldpPoliced)].add(policed);
+      counters.drops[static_cast<std::size_t>(reason)].add(policed);
       rte_pktmbuf_free_bulk(dropped.data(), policed);
     }
-    enqueue_to_control(lldpdus, allowed, counters);
+    enqueue_to_control(frames, allowed, counters);
   }
 
   void enqueue_to_control(rte_mbuf** frames, std::uint16_t count,
