@@ -329,7 +329,9 @@ TEST(EmulatedLinks, QueueDepthIsKnownBehindALinkAndUnknownOnAPlainRingPort) {
     if (emulated) links = slow_link();
     BondRig rig(2, ", mode: static, scheduler: {policy: lqf, period_ms: 5}", 64, links);
     rig.engine().start();
-    rig.run_at_rate(10'000, 50 * kMs);
+    // 200 ms of 5 ms periods: a shared CPU that deschedules this thread for tens of ms still
+    // leaves more than two.
+    rig.run_at_rate(10'000, 200 * kMs);
     rig.settle();
     rig.engine().stop();
     const sched::Snapshot snap = rig.engine().bond_scheduler(0).snapshot();
