@@ -27,6 +27,9 @@ FAR_ADDRESS = "10.99.0.2"
 IPERF_PORT = 5201
 # An IPv4+TCP header with timestamps, and a byte of payload: shorter frames are bare ACKs.
 DATA_SEGMENT_MIN_LEN = 14 + 20 + 32 + 1
+# How long before the failure a stall may begin and still be the failure's: the segments in
+# flight on the member when its far end went down (a round trip on veths, under load).
+FAILURE_CAUSED_STALL_LEAD_NS = 100_000_000
 
 
 class TestpmdHostBond(TestpmdPartner):
@@ -139,25 +142,33 @@ def read_pcap_times(path, min_len, flow_port_offset=0):
     return frames
 
 
-def longest_gaps(frames, since_ns, until_ns):
+def longest_gaps(frames, since_ns, until_ns, began_after_ns=None):
     """The longest time without a data segment arriving: over all flows together, and for the
     flow that waited longest (each flow from its first segment to `until_ns`, when the transfer
-    ended: a flow that went silent for good stalled until then)."""
+    ended: a flow that went silent for good stalled until then). With `began_after_ns`, also the
+    longest per-flow stall that began at or after it (0 otherwise)."""
     inside = [(t, f) for t, f in frames if since_ns <= t <= until_ns]
-    overall, per_flow, last = 0, {}, {}
+    overall, per_flow, last, after = 0, {}, {}, 0
     previous = None
+
+    def flow_gap(flow, start, end):
+        nonlocal after
+        per_flow[flow] = max(per_flow.get(flow, 0), end - start)
+        if began_after_ns is not None and start >= began_after_ns:
+            after = max(after, end - start)
+
     for t, flow in inside:
         if previous is not None:
             overall = max(overall, t - previous)
         previous = t
         if flow in last:
-            per_flow[flow] = max(per_flow.get(flow, 0), t - last[flow])
+            flow_gap(flow, last[flow], t)
         last[flow] = t
     if previous is not None:
         overall = max(overall, until_ns - previous)
     for flow, t in last.items():
-        per_flow[flow] = max(per_flow.get(flow, 0), until_ns - t)
-    return overall, max(per_flow.values(), default=0), per_flow
+        flow_gap(flow, t, until_ns)
+    return overall, max(per_flow.values(), default=0), per_flow, after
 
 
 class HostBondRig:
@@ -307,10 +318,15 @@ def summarize(result, frames, failed, transfer_end_ns):
         # iperf3 stops sending a moment before its client exits (it then exchanges results): a
         # healthy stream's last segment is a few milliseconds before the exit.
         until = max(transfer_end_ns, frames[-1][0])
-        overall, flow, per_flow = longest_gaps(frames, since, until)
+        # A stall the failure caused begins once the failed member's last delivered segment
+        # is behind it: at the failure, less a round trip. One that began earlier is the
+        # partner's loss (TCP backing off from it), whatever the failure did.
+        began_after = failed[2] - FAILURE_CAUSED_STALL_LEAD_NS if failed is not None else None
+        overall, flow, per_flow, after = longest_gaps(frames, since, until, began_after)
         summary.update(stall_all_ms=overall / 1e6, stall_flow_ms=flow / 1e6,
                        flows_seen=len(per_flow))
         if failed is not None:
             at = failed[2]
             summary["segments_after_failure"] = sum(1 for t, _ in frames if t > at)
+            summary["stall_from_failure_ms"] = after / 1e6
     return summary

@@ -34,7 +34,8 @@ def test_tcp_through_braid_survives_a_member_failure(case):
           f"{up_s:.1f} s; {STREAMS} TCP streams for {TRANSFER_S} s, the far end of m{member} down "
           f"at {FAIL_AT_S} s: {summary['gbit_s']:.3f} Gbit/s, {summary['retransmits']} "
           f"retransmissions, longest stall {summary['stall_all_ms']:.1f} ms (all streams), "
-          f"{summary['stall_flow_ms']:.1f} ms (worst stream)")
+          f"{summary['stall_flow_ms']:.1f} ms (worst stream), "
+          f"{summary['stall_from_failure_ms']:.1f} ms (worst stream, stall begun at the failure)")
     # The transfer completed (iperf3 exited 0), braid took the member out, and every stream
     # delivered data a second after the failure: none was left on the dead member.
     assert rig.bond.distributing() == {"m0", "m1"} - {f"m{member}"}
@@ -43,5 +44,7 @@ def test_tcp_through_braid_survives_a_member_failure(case):
     # A black-holed stream would stall for the rest of the transfer (5 s; the check above catches
     # it first). TCP's minimum RTO is 200 ms, and a partner that drops under load (OVS's userspace
     # datapath on AF_PACKET here) makes it back off several times: 200 + 400 + 800 + 1600 ms is
-    # 3 s, seen on a loaded 2-core machine (3.2 s, twice), so 4 s.
-    assert summary["stall_flow_ms"] < 4000, summary
+    # 3 s, seen on a loaded 2-core machine (3.2 s, twice), so 4 s. Only a stall that began at the
+    # failure is the failover's: on a loaded CI machine one stream backed off from OVS's losses
+    # from 1 s into the transfer to 7.8 s (6.8 s), through a failure at 3 s it had no part in.
+    assert summary["stall_from_failure_ms"] < 4000, summary
