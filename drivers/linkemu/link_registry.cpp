@@ -1,7 +1,9 @@
 #include "linkemu/link_registry.hpp"
 
+#include <chrono>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <utility>
 
 namespace braid::linkemu {
@@ -49,6 +51,30 @@ void attach_rx_errors(std::uint16_t port_id, const RxErrorPublication* errors) {
 
 void detach_rx_errors(std::uint16_t port_id, const RxErrorPublication* errors) {
   detach_from(rx_error_registry(), port_id, errors);
+}
+
+std::map<std::uint16_t, std::uint64_t>& read_delays() {
+  static std::map<std::uint16_t, std::uint64_t> delays;
+  return delays;
+}
+
+void set_counter_read_delay(std::uint16_t port_id, std::uint64_t delay_ns) {
+  const std::lock_guard<std::mutex> guard(registry_lock);
+  if (delay_ns == 0) {
+    read_delays().erase(port_id);
+  } else {
+    read_delays()[port_id] = delay_ns;
+  }
+}
+
+void emulate_counter_read(std::uint16_t port_id) {
+  std::uint64_t delay_ns = 0;
+  {
+    const std::lock_guard<std::mutex> guard(registry_lock);
+    const auto it = read_delays().find(port_id);
+    if (it != read_delays().end()) delay_ns = it->second;
+  }
+  if (delay_ns != 0) std::this_thread::sleep_for(std::chrono::nanoseconds(delay_ns));
 }
 
 std::optional<std::uint64_t> injected_crc_errors(std::uint16_t port_id) {

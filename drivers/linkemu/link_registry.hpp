@@ -59,6 +59,13 @@ void detach_rx_errors(std::uint16_t port_id, const RxErrorPublication* errors);
 // The CRC errors injected on `port_id`; nullopt when nothing injects any.
 std::optional<std::uint64_t> injected_crc_errors(std::uint16_t port_id);
 
+// A NIC whose counter reads block: mlx5 answers xstats through an ethtool ioctl that waits for
+// the kernel's rtnl lock, held by whatever else configures the host's netdevs meanwhile. braid
+// calls emulate_counter_read() where it reads a member's counters (the health sample, `show port
+// xstats`), which blocks its caller `delay_ns` on a port given one (0: none, the default).
+void set_counter_read_delay(std::uint16_t port_id, std::uint64_t delay_ns);
+void emulate_counter_read(std::uint16_t port_id);
+
 // One link per port; attaching a second replaces the first. The publication must stay valid
 // until detach_link returns.
 void attach_link(std::uint16_t port_id, const LinkPublication* link);

@@ -1,6 +1,7 @@
-// How long each kind of management job took on the protocol loop (a command, the telemetry and
-// metrics snapshot, each periodic job by name): a job is never cut short, so its duration is
-// how long the loop's deadlines waited behind it. Written and read on the protocol loop only.
+// How long each kind of management job took on the protocol loop (a command, one
+// endpoint's render, each periodic job by name; or a read on the SlowReads helper): a job is never
+// cut short, so its duration is how long the loop's deadlines waited behind it. Written and read on
+// the protocol loop only.
 #pragma once
 
 #include <cstdint>

@@ -43,7 +43,8 @@ CommandRegistry::CommandRegistry() {
       [this](const Args& args, Output& out) { help(args.rest(), out); });
 }
 
-void CommandRegistry::add(std::string_view pattern, std::string help, Handler handler) {
+void CommandRegistry::add(std::string_view pattern, std::string help, Handler handler,
+                          ReadsDriver reads_driver) {
   std::vector<PatternElement> elements = parse_pattern(pattern);
   std::string canonical;
   for (const PatternElement& element : elements)
@@ -52,8 +53,8 @@ void CommandRegistry::add(std::string_view pattern, std::string help, Handler ha
     if (command.pattern == canonical)
       throw std::invalid_argument("command \"" + canonical + "\" is registered twice");
   }
-  commands_.push_back(
-      {std::move(canonical), std::move(elements), std::move(help), std::move(handler)});
+  commands_.push_back({std::move(canonical), std::move(elements), std::move(help),
+                       std::move(handler), std::move(reads_driver)});
 }
 
 void CommandRegistry::define_param(std::string name, ParamType type) {
@@ -85,6 +86,18 @@ void CommandRegistry::execute(std::string_view line, Output& out) const {
     return;
   }
   explain_failure(words, out);
+}
+
+bool CommandRegistry::reads_driver(std::string_view line) const {
+  if (line.size() > kMaxLineBytes) return false;
+  const std::vector<std::string> words = split_words(line);
+  if (words.empty()) return false;
+  const ParamLookup lookup = [this](const std::string& name) { return param(name); };
+  for (const Command& command : commands_) {
+    MatchResult result = match_pattern(command.elements, words, lookup);
+    if (result.ok) return command.reads_driver && command.reads_driver(result.args);
+  }
+  return false;
 }
 
 void CommandRegistry::explain_failure(const std::vector<std::string>& words, Output& out) const {

@@ -21,18 +21,24 @@
 namespace braid::control {
 
 using Handler = std::function<void(const Args& args, Output& out)>;
+// True for the arguments whose handler only reads the driver (and may block on the kernel
+// doing so): the control plane runs it on its SlowReads helper, not on the protocol loop.
+using ReadsDriver = std::function<bool(const Args& args)>;
 
 class CommandRegistry {
  public:
   CommandRegistry();  // registers `help [<command>...]`
 
   // Throws std::invalid_argument for a malformed pattern or one registered twice.
-  void add(std::string_view pattern, std::string help, Handler handler);
+  void add(std::string_view pattern, std::string help, Handler handler,
+           ReadsDriver reads_driver = {});
   // A parameter type shared by every pattern that names <name>; a later definition replaces it.
   void define_param(std::string name, ParamType type);
 
   // Runs one line. Empty lines do nothing; errors go to out.error().
   void execute(std::string_view line, Output& out) const;
+  // Whether `line` is a command whose ReadsDriver says so for its arguments.
+  bool reads_driver(std::string_view line) const;
   // Candidates for the word being typed at the end of `line` (complete words before it),
   // sorted and unique. `hint` (optional) receives "<param>: help" when a free-form parameter
   // comes next.
@@ -46,6 +52,7 @@ class CommandRegistry {
     std::vector<PatternElement> elements;
     std::string help;
     Handler handler;
+    ReadsDriver reads_driver;
   };
   const std::vector<Command>& commands() const { return commands_; }
 

@@ -62,29 +62,50 @@ void ControlPlane::add_http_live(std::string path, MetricsServer::Handler handle
   http_live_.emplace_back(std::move(path), std::move(handler));
 }
 
-void ControlPlane::add_http_snapshot(std::string path, std::function<HttpAnswer()> render) {
-  auto endpoint = std::make_shared<SnapshotEndpoint>();
+void ControlPlane::add_http_rendered(std::string path, std::function<HttpAnswer()> render) {
+  auto endpoint = std::make_shared<RenderedEndpoint>();
   endpoint->path = std::move(path);
   endpoint->render = std::move(render);
-  http_snapshots_.push_back(std::move(endpoint));
+  http_rendered_.push_back(std::move(endpoint));
 }
 
 void ControlPlane::install_http_endpoints() {
   for (auto& [path, handler] : http_live_)
     metrics_server_->add_endpoint(path, std::move(handler));
   http_live_.clear();
-  for (const auto& endpoint : http_snapshots_) {
-    const std::uint64_t stale_ns = settings_.stale_snapshot_ns;
-    metrics_server_->add_endpoint(endpoint->path, [endpoint, stale_ns](std::uint64_t now_ns) {
-      const std::uint64_t age_ns =
-          now_ns > endpoint->rendered_ns ? now_ns - endpoint->rendered_ns : 0;
-      if (endpoint->rendered_ns != 0 && age_ns <= stale_ns) return endpoint->last;
+  const std::uint64_t fresh_ns = settings_.fresh_render_ns;
+  for (const auto& endpoint : http_rendered_) {
+    // The endpoint owns its renders: what they publish into refers back to it plainly.
+    endpoint->renders = std::make_shared<RenderOnDemand<HttpAnswer>>(
+        "render " + endpoint->path, endpoint->render,
+        [last = &endpoint->last](HttpAnswer&& answer, std::uint64_t) {
+          *last = std::move(answer);
+        });
+    RenderOnDemand<HttpAnswer>& renders = *endpoint->renders;
+    const auto answer = [endpoint, fresh_ns](std::uint64_t now_ns, std::uint64_t asked_ns) {
+      const std::uint64_t rendered_ns = endpoint->renders->rendered_ns();
+      if (rendered_ns != 0 && rendered_ns + fresh_ns >= asked_ns) return endpoint->last;
       char age[32];
-      std::snprintf(age, sizeof age, "%.1f", static_cast<double>(age_ns) / 1e9);
-      return HttpAnswer{503, "stale: the protocol loop last rendered " + endpoint->path + " " +
-                                 age + " s ago (it is not running its jobs: see /healthz)\n"};
-    });
+      std::snprintf(age, sizeof age, "%.1f",
+                    static_cast<double>(now_ns - std::min(now_ns, rendered_ns)) / 1e9);
+      char waited[32];
+      std::snprintf(waited, sizeof waited, "%.1f",
+                    static_cast<double>(now_ns - std::min(now_ns, asked_ns)) / 1e9);
+      return HttpAnswer{503, "stale: the protocol loop did not render " + endpoint->path +
+                                 " in the " + waited + " s this request waited (last rendered " +
+                                 age + " s ago; it is not running its jobs: see /healthz)\n"};
+    };
+    metrics_server_->add_endpoint(
+        endpoint->path, answer, [this, &renders, fresh_ns](std::uint64_t, std::uint64_t asked_ns) {
+          return renders.wait(jobs_, asked_ns, fresh_ns);
+        });
   }
+  metrics_renders_ = std::make_shared<RenderOnDemand<std::string>>(
+      "render /metrics", [this] { return metrics_.render(); },
+      [this](std::string&& text, std::uint64_t) { metrics_server_->publish(std::move(text)); });
+  metrics_server_->set_metrics_wait([this, fresh_ns](std::uint64_t, std::uint64_t asked_ns) {
+    return metrics_renders_->wait(jobs_, asked_ns, fresh_ns);
+  });
 }
 
 void ControlPlane::register_builtin_commands() {
@@ -166,8 +187,6 @@ void ControlPlane::open(std::uint64_t now_ns) {
       notes_.push_back(std::string(error.what()) + "; metrics are off");
     }
   }
-  tasks_.add("snapshots", settings_.snapshot_period_ns, now_ns,
-             [this](std::uint64_t) { post_snapshot(); });
   for (auto& pending : pending_jobs_) {
     if (pending.on_protocol_loop) {
       auto job = std::make_shared<PeriodicTasks::Job>(std::move(pending.job));
@@ -194,22 +213,45 @@ void ControlPlane::open(std::uint64_t now_ns) {
   }
 }
 
+void ControlPlane::install_renders() {
+  for (std::size_t i = 0; i < telemetry_.paths().size(); ++i) {
+    const std::string& path = telemetry_.paths()[i];
+    telemetry_renders_.push_back(std::make_shared<RenderOnDemand<TelemetryEndpoints::Rendered>>(
+        "render telemetry", [this, i] { return telemetry_.render(i); },
+        [path](TelemetryEndpoints::Rendered&& rendered, std::uint64_t rendered_ns) {
+          TelemetryEndpoints::publish(path, std::move(rendered), rendered_ns);
+        }));
+  }
+  // The first answers, before anyone asks: rendered here, the loop is not running yet.
+  for (const auto& renders : telemetry_renders_)
+    renders->render_here();
+  if (metrics_server_) {
+    metrics_renders_->render_here();
+    for (const auto& endpoint : http_rendered_)
+      endpoint->renders->render_here();
+  }
+  TelemetryEndpoints::listen_for_asks(&telemetry_asked_, settings_.fresh_render_ns);
+}
+
+void ControlPlane::render_asked_telemetry(std::uint64_t now_ns) {
+  telemetry_asked_.drain();
+  for (const auto& [path, asked_ns] : TelemetryEndpoints::take_asked()) {
+    const auto known = std::find(telemetry_.paths().begin(), telemetry_.paths().end(), path);
+    if (known == telemetry_.paths().end()) continue;
+    const auto index = static_cast<std::size_t>(known - telemetry_.paths().begin());
+    telemetry_renders_[index]->wait(jobs_, std::min(asked_ns, now_ns), settings_.fresh_render_ns);
+  }
+}
+
 void ControlPlane::start() {
   if (thread_.joinable()) return;
-  // The first snapshot before anyone scrapes: published from here, the loop is not running yet.
-  telemetry_.refresh();
-  if (metrics_server_) {
-    metrics_server_->publish(metrics_.render());
-    for (const auto& endpoint : http_snapshots_) {
-      endpoint->last = endpoint->render();
-      endpoint->rendered_ns = monotonic_ns();
-    }
-  }
+  install_renders();
   thread_ = std::thread([this] { management_loop(); });
 }
 
 void ControlPlane::stop() {
   if (thread_.joinable()) {
+    TelemetryEndpoints::listen_for_asks(nullptr, 0);
     stopping_.store(true, std::memory_order_release);
     stop_waker_.notify();
     thread_.join();
@@ -228,42 +270,6 @@ std::string eal_file_prefix() {
   const std::string runtime_dir = rte_eal_get_runtime_dir();
   const std::size_t slash = runtime_dir.rfind('/');
   return slash == std::string::npos ? runtime_dir : runtime_dir.substr(slash + 1);
-}
-
-// The telemetry and /metrics snapshot: rendered on the protocol loop (it reads engine state),
-// published here. One at a time: a loop that falls behind skips refreshes, never piles them up.
-void ControlPlane::post_snapshot() {
-  if (snapshot_in_flight_.exchange(1) != 0) return;
-  struct Rendered {
-    TelemetryEndpoints::Snapshot telemetry;
-    std::string metrics;
-    std::vector<HttpAnswer> http;  // one per http_snapshots_ entry
-    std::uint64_t rendered_ns = 0;
-  };
-  auto rendered = std::make_shared<Rendered>();
-  auto job = std::make_unique<Job>();
-  job->kind = "snapshot";
-  job->work = [this, rendered] {
-    rendered->telemetry = telemetry_.collect();
-    if (metrics_server_) {
-      rendered->metrics = metrics_.render();
-      for (const auto& endpoint : http_snapshots_)
-        rendered->http.push_back(endpoint->render());
-    }
-    rendered->rendered_ns = monotonic_ns();
-  };
-  job->done = [this, rendered] {
-    TelemetryEndpoints::publish(std::move(rendered->telemetry));
-    if (metrics_server_) {
-      metrics_server_->publish(std::move(rendered->metrics));
-      for (std::size_t i = 0; i < rendered->http.size(); ++i) {
-        http_snapshots_[i]->last = std::move(rendered->http[i]);
-        http_snapshots_[i]->rendered_ns = rendered->rendered_ns;
-      }
-    }
-    snapshot_in_flight_.store(0);
-  };
-  if (!jobs_.post(std::move(job))) snapshot_in_flight_.store(0);
 }
 
 void ControlPlane::submit(const Request& request, std::function<void(Reply)> respond) {
@@ -288,6 +294,14 @@ void ControlPlane::submit(const Request& request, std::function<void(Reply)> res
       body += word + "\n";
     respond({true, body});
   };
+  if (slow_reads_ != nullptr && request.mode != Request::Mode::kComplete &&
+      registry_.reads_driver(request.line)) {
+    job->kind = "driver read";
+    if (!slow_reads_->post(std::move(job))) {
+      respond({false, "braid is busy: too many driver reads waiting; try again\n"});
+    }
+    return;
+  }
   if (!jobs_.post(std::move(job))) {
     respond({false, "braid is busy: the protocol loop has too many requests waiting; try again\n"});
   }
@@ -307,10 +321,12 @@ std::string ControlPlane::run_console_line(std::string_view line) {
              std::to_string(settings_.console_timeout_ns / 1'000'000'000) +
              " s (it lacks CPU: see show control); it may still run\n";
     }
-    pollfd ready{jobs_.finished_fd(), POLLIN, 0};
-    ::poll(&ready, 1,
+    pollfd ready[2] = {{jobs_.finished_fd(), POLLIN, 0},
+                       {slow_reads_ != nullptr ? slow_reads_->finished_fd() : -1, POLLIN, 0}};
+    ::poll(ready, 2,
            static_cast<int>(std::min<std::uint64_t>(deadline - now, 100'000'000) / 1'000'000) + 1);
     jobs_.collect();
+    if (slow_reads_ != nullptr) slow_reads_->collect();
   }
   return (*reply)->body;
 }
@@ -325,7 +341,9 @@ void ControlPlane::management_loop() {
   while (!stopping_.load(std::memory_order_acquire)) {
     const std::uint64_t now = monotonic_ns();
     std::uint64_t next = tasks_.run_due(now);
+    render_asked_telemetry(now);
     jobs_.collect();
+    if (slow_reads_ != nullptr) slow_reads_->collect();
     if (socket_) {
       socket_->poll(now);
       next = std::min(next, socket_->next_deadline_ns());
@@ -341,6 +359,8 @@ void ControlPlane::management_loop() {
     fds.clear();
     fds.push_back({stop_waker_.fd(), POLLIN, 0});
     fds.push_back({jobs_.finished_fd(), POLLIN, 0});
+    fds.push_back({telemetry_asked_.fd(), POLLIN, 0});
+    if (slow_reads_ != nullptr) fds.push_back({slow_reads_->finished_fd(), POLLIN, 0});
     if (console_) fds.push_back({console_->fd(), POLLIN, 0});
     if (socket_) socket_->add_poll_fds(fds);
     if (metrics_server_) metrics_server_->add_poll_fds(fds);

@@ -25,11 +25,13 @@
 
 #include "common/job_queue.hpp"
 #include "common/periodic_tasks.hpp"
+#include "common/slow_reads.hpp"
 #include "common/waker.hpp"
 #include "control/command_registry.hpp"
 #include "control/frame.hpp"
 #include "control/metrics_registry.hpp"
 #include "control/metrics_server.hpp"
+#include "control/render_on_demand.hpp"
 #include "control/telemetry_endpoints.hpp"
 
 namespace braid::control {
@@ -45,10 +47,10 @@ struct ControlSettings {
   std::string file_prefix = "braid";
   bool interactive = false;  // braid -i
   std::string socket_path;   // "" -> default_socket_path(file_prefix); "off" -> none
-  std::string metrics_listen = "127.0.0.1:9464";   // "" / "off" / port 0 -> none
-  std::uint64_t snapshot_period_ns = 500'000'000;  // telemetry and /metrics refresh
-  // A snapshot HTTP answer (/readyz) older than this is not served: 503, "stale".
-  std::uint64_t stale_snapshot_ns = 5'000'000'000;
+  std::string metrics_listen = "127.0.0.1:9464";  // "" / "off" / port 0 -> none
+  // A render of /metrics, /readyz or a telemetry endpoint that began at most this long before
+  // a request is served without a new one (control/render_on_demand.hpp).
+  std::uint64_t fresh_render_ns = 500'000'000;
   // How long the console waits for the protocol loop to run a command.
   std::uint64_t console_timeout_ns = 10'000'000'000;
 };
@@ -71,12 +73,16 @@ class ControlPlane {
   // A path next to /metrics answered on the management thread at each request, from what any
   // thread may read (relaxed atomics, never engine state): /healthz. Before open().
   void add_http_live(std::string path, MetricsServer::Handler handler);
-  // A path whose answer the protocol loop renders with each /metrics snapshot (it may read
-  // engine state); a request gets the last one, or 503 once that is older than
-  // stale_snapshot_ns (the loop is not running its jobs): /readyz. Before open().
-  void add_http_snapshot(std::string path, std::function<HttpAnswer()> render);
+  // A path whose answer the protocol loop renders when a request asks for it (it may read
+  // engine state): the request waits for that render, or gets 503 "stale" when the loop does
+  // not render it within MetricsServer::kRenderWaitNs (it is not running its jobs): /readyz.
+  // Before open().
+  void add_http_rendered(std::string path, std::function<HttpAnswer()> render);
   // More lines for `show control` (the protocol loop's lateness; engine_commands).
   void add_status(std::function<void(Output&)> status) { statuses_.push_back(std::move(status)); }
+  // Commands that only read the driver (CommandRegistry's ReadsDriver) run here, off the
+  // protocol loop (none set: on the loop like the rest). Before start().
+  void set_slow_reads(SlowReads* reads) { slow_reads_ = reads; }
   // Called when `quit` (or Ctrl-D on the console) asks braid to stop.
   void on_quit(std::function<void()> callback) { on_quit_ = std::move(callback); }
 
@@ -103,13 +109,17 @@ class ControlPlane {
  private:
   void register_builtin_commands();
   void management_loop();
-  void post_snapshot();
+  // Renders everything once on the calling thread before the loop runs; then wires each
+  // endpoint to render on demand.
+  void install_renders();
+  void render_asked_telemetry(std::uint64_t now_ns);
   // Management thread: a request for the protocol loop; `respond` runs here when it is done.
   void submit(const Request& request, std::function<void(Reply)> respond);
   std::string run_console_line(std::string_view line);
 
   ControlSettings settings_;
   JobQueue& jobs_;
+  SlowReads* slow_reads_ = nullptr;
   CommandRegistry registry_;
   TelemetryEndpoints telemetry_;
   MetricsRegistry metrics_;
@@ -125,15 +135,19 @@ class ControlPlane {
     bool on_protocol_loop;
   };
   std::vector<PendingJob> pending_jobs_;
-  struct SnapshotEndpoint {
+  struct RenderedEndpoint {
     std::string path;
     std::function<HttpAnswer()> render;  // protocol loop
     HttpAnswer last;                     // management thread, once published
-    std::uint64_t rendered_ns = 0;       // 0: not yet
+    std::shared_ptr<RenderOnDemand<HttpAnswer>> renders;
   };
   void install_http_endpoints();
   std::vector<std::pair<std::string, MetricsServer::Handler>> http_live_;
-  std::vector<std::shared_ptr<SnapshotEndpoint>> http_snapshots_;
+  std::vector<std::shared_ptr<RenderedEndpoint>> http_rendered_;
+  std::shared_ptr<RenderOnDemand<std::string>> metrics_renders_;
+  // One per telemetry_.paths() entry.
+  std::vector<std::shared_ptr<RenderOnDemand<TelemetryEndpoints::Rendered>>> telemetry_renders_;
+  Waker telemetry_asked_;  // the telemetry thread asked for a render
   std::vector<std::function<void(Output&)>> statuses_;
   std::function<void()> on_quit_;
   std::vector<std::string> notes_;
@@ -141,7 +155,6 @@ class ControlPlane {
   Waker stop_waker_;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> quit_{false};
-  std::atomic<std::uint64_t> snapshot_in_flight_{0};
   std::atomic<std::uint64_t> console_timeouts_{0};
   bool opened_ = false;
 };

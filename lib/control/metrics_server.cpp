@@ -139,15 +139,19 @@ void MetricsServer::publish(std::string exposition_text) {
   text_ = std::make_shared<const std::string>(std::move(exposition_text));
 }
 
-void MetricsServer::add_endpoint(std::string path, Handler handler) {
-  endpoints_.emplace_back(std::move(path), std::move(handler));
+void MetricsServer::add_endpoint(std::string path, Handler handler, Wait wait) {
+  endpoints_.push_back({std::move(path), std::move(handler), std::move(wait)});
 }
 
 void MetricsServer::add_poll_fds(std::vector<pollfd>& fds) const {
   fds.push_back({listen_fd_, POLLIN, 0});
   for (const Connection& connection : connections_) {
     const bool writing = connection.response && connection.lingering_ns == 0;
-    fds.push_back({connection.fd, static_cast<short>(writing ? POLLOUT : POLLIN), 0});
+    // A request waiting for a render reads nothing more until it is answered (what the client
+    // sends after its request stays unread: the linger reads it): woken by its deadline or the
+    // render coming back, not by the client's bytes.
+    const short events = connection.asked_ns != 0 ? 0 : writing ? POLLOUT : POLLIN;
+    fds.push_back({connection.fd, events, 0});
   }
 }
 
@@ -156,6 +160,7 @@ std::uint64_t MetricsServer::next_deadline_ns() const {
   for (const Connection& connection : connections_) {
     next = std::min(next, connection.lingering_ns != 0 ? connection.lingering_ns + kLingerNs
                           : connection.response        ? connection.progress_ns + kWriteStallNs
+                          : connection.asked_ns != 0   ? connection.asked_ns + kRenderWaitNs
                                                        : connection.opened_ns + kHeaderTimeoutNs);
   }
   return next;
@@ -164,11 +169,12 @@ std::uint64_t MetricsServer::next_deadline_ns() const {
 // Which connection makes room first (lower goes first): one that is done and only waits for its
 // client to close; one still sending its request after kRequestGraceNs, the oldest first (a
 // slowloris); an answered one whose client has read nothing for kRequestGraceNs, the one that
-// read least first (a client that does not read); a young one still sending its request; last,
-// an answer still being read, the least read first.
+// read least first (a client that does not read); a young one still sending its request or
+// one waiting for a render; last, an answer still being read, the least read first.
 void MetricsServer::make_room(const std::string* peer, std::uint64_t now_ns) {
   const auto rank = [now_ns](const Connection& c) -> std::pair<int, std::uint64_t> {
     if (c.lingering_ns != 0) return {0, c.lingering_ns};
+    if (c.asked_ns != 0) return {3, c.opened_ns};
     if (!c.response) return {now_ns - c.opened_ns >= kRequestGraceNs ? 1 : 3, c.opened_ns};
     return {now_ns - c.progress_ns >= kRequestGraceNs ? 2 : 4, c.written};
   };
@@ -206,7 +212,7 @@ void MetricsServer::accept_connections(std::uint64_t now_ns) {
   }
 }
 
-void MetricsServer::answer(Connection& connection, std::uint64_t now_ns) {
+bool MetricsServer::answer(Connection& connection, std::uint64_t now_ns) {
   const std::string_view request(connection.request);
   std::string_view line = request.substr(0, request.find('\n'));
   if (line.ends_with('\r')) line.remove_suffix(1);
@@ -223,15 +229,26 @@ void MetricsServer::answer(Connection& connection, std::uint64_t now_ns) {
     return path == served || (path.starts_with(served) && path[served.size()] == '?');
   };
   const auto endpoint = std::find_if(endpoints_.begin(), endpoints_.end(),
-                                     [&](const auto& entry) { return matches(entry.first); });
+                                     [&](const Endpoint& entry) { return matches(entry.path); });
+  const bool is_get = method == "GET" || method == "HEAD";
+  const Wait* wait = !is_get                        ? nullptr
+                     : matches("/metrics")          ? &metrics_wait_
+                     : endpoint != endpoints_.end() ? &endpoint->wait
+                                                    : nullptr;
+  const std::uint64_t asked_ns = connection.asked_ns != 0 ? connection.asked_ns : now_ns;
+  if (wait != nullptr && *wait && now_ns < asked_ns + kRenderWaitNs && (*wait)(now_ns, asked_ns)) {
+    connection.asked_ns = asked_ns;
+    return false;
+  }
+  connection.asked_ns = 0;
   std::string others;
-  for (const auto& [served, handler] : endpoints_)
-    others += ", " + served;
+  for (const Endpoint& served : endpoints_)
+    others += ", " + served.path;
   const auto plain = [&connection](int status, std::string body, std::string_view extra = {}) {
     connection.response = std::make_shared<const std::string>(std::move(body));
     connection.head = status_head(status, "text/plain", connection.response->size(), extra);
   };
-  if (method != "GET" && method != "HEAD") {
+  if (!is_get) {
     counters_.bad_requests.fetch_add(1, std::memory_order_relaxed);
     plain(405, "only GET and HEAD are served\n", "Allow: GET, HEAD\r\n");
   } else if (matches("/metrics")) {
@@ -239,7 +256,7 @@ void MetricsServer::answer(Connection& connection, std::uint64_t now_ns) {
     connection.head =
         status_head(200, "text/plain; version=0.0.4; charset=utf-8", connection.response->size());
   } else if (endpoint != endpoints_.end()) {
-    HttpAnswer answer = endpoint->second(now_ns);
+    HttpAnswer answer = endpoint->handler(now_ns, asked_ns);
     plain(answer.status, std::move(answer.body));
   } else if (path == "/") {
     plain(200, "braid: Prometheus metrics at /metrics" + others + "\n");
@@ -249,6 +266,7 @@ void MetricsServer::answer(Connection& connection, std::uint64_t now_ns) {
   connection.progress_ns = now_ns;
   connection.request.clear();
   counters_.served.fetch_add(1, std::memory_order_relaxed);
+  return true;
 }
 
 // Reads until the header section is complete (what follows it stays unread: the linger reads

@@ -1,7 +1,9 @@
 // The Prometheus endpoint: GET /metrics over HTTP/1.1, served by the management thread's event
 // loop (non-blocking sockets, no thread per connection). It answers with the last text the
 // protocol loop rendered and nothing else, so a scrape never touches the engine. Other paths
-// (/healthz, /readyz) are answered by handlers a feature adds, on this same thread. Slow or
+// (/healthz, /readyz) are answered by handlers a feature adds, on this same thread. A path may
+// make its request wait (at most kRenderWaitNs, the connection parked, nothing blocks) until
+// the protocol loop has rendered something newer for it (control/render_on_demand.hpp). Slow or
 // hostile clients cost nothing: a connection must deliver its request headers within
 // kHeaderTimeoutNs, keep reading its answer (no progress for kWriteStallNs closes it), a request
 // is at most kMaxRequestBytes, and a newcomer always finds a slot: with kMaxConnections open (or
@@ -60,8 +62,12 @@ struct HttpAnswer {
 class MetricsServer {
  public:
   // Runs on the management thread for each request of its path: reads only what any thread may
-  // (a published snapshot, relaxed atomics), never engine state.
-  using Handler = std::function<HttpAnswer(std::uint64_t now_ns)>;
+  // (a published snapshot, relaxed atomics), never engine state. `asked_ns`: when the request
+  // was complete (before any wait).
+  using Handler = std::function<HttpAnswer(std::uint64_t now_ns, std::uint64_t asked_ns)>;
+  // True while a request complete at `asked_ns` should wait for a newer answer (asked again on
+  // each poll(), until kRenderWaitNs has passed).
+  using Wait = std::function<bool(std::uint64_t now_ns, std::uint64_t asked_ns)>;
 
   static constexpr std::size_t kMaxConnections = 128;
   static constexpr std::size_t kMaxPerPeer = 64;  // one address cannot take every slot
@@ -70,6 +76,7 @@ class MetricsServer {
   static constexpr std::uint64_t kRequestGraceNs = 100'000'000;
   static constexpr std::uint64_t kWriteStallNs = 2'000'000'000;
   static constexpr std::uint64_t kLingerNs = 2'000'000'000;
+  static constexpr std::uint64_t kRenderWaitNs = 500'000'000;
 
   // Binds at once, so a port in use is reported at start-up (SO_REUSEADDR only: a second braid
   // on the same port fails instead of sharing it, as SO_REUSEPORT would let it).
@@ -79,8 +86,11 @@ class MetricsServer {
   MetricsServer& operator=(const MetricsServer&) = delete;
 
   void publish(std::string exposition_text);
-  // GET `path` (exact, or followed by '?') answers what `handler` returns.
-  void add_endpoint(std::string path, Handler handler);
+  // A /metrics request waits while `wait` says so (the text published is then served).
+  void set_metrics_wait(Wait wait) { metrics_wait_ = std::move(wait); }
+  // GET `path` (exact, or followed by '?') answers what `handler` returns, once `wait` (if
+  // any) lets it.
+  void add_endpoint(std::string path, Handler handler, Wait wait = {});
   // The event loop's side: descriptors to wait on, and the work when any is ready (or a
   // timeout is due).
   void add_poll_fds(std::vector<pollfd>& fds) const;
@@ -106,12 +116,19 @@ class MetricsServer {
     bool peer_done = false;          // the client half-closed after its request
     std::uint64_t progress_ns = 0;   // the answer's last bytes out
     std::uint64_t lingering_ns = 0;  // answered in full, half-closed: waiting for its close
+    std::uint64_t asked_ns = 0;      // request complete, waiting for a render (0: not waiting)
+  };
+  struct Endpoint {
+    std::string path;
+    Handler handler;
+    Wait wait;
   };
   void accept_connections(std::uint64_t now_ns);
   bool read_request(Connection& connection, std::uint64_t now_ns);  // false: close it
   bool serve(Connection& connection, std::uint64_t now_ns);         // false: close it
   bool linger(Connection& connection, std::uint64_t now_ns);        // false: close it
-  void answer(Connection& connection, std::uint64_t now_ns);
+  // False while the request waits for a render (see Wait).
+  bool answer(Connection& connection, std::uint64_t now_ns);
   // Closes one connection for a newcomer from `peer` (all of them, or only that peer's).
   void make_room(const std::string* peer, std::uint64_t now_ns);
 
@@ -119,7 +136,8 @@ class MetricsServer {
   std::string host_;
   std::uint16_t port_ = 0;
   std::shared_ptr<const std::string> text_;
-  std::vector<std::pair<std::string, Handler>> endpoints_;
+  Wait metrics_wait_;
+  std::vector<Endpoint> endpoints_;
   std::vector<Connection> connections_;
   MetricsServerCounters counters_;
 };

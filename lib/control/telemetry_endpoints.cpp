@@ -2,10 +2,15 @@
 
 #include <rte_telemetry.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <utility>
+
+#include "common/clock.hpp"
 
 namespace braid::control {
 namespace {
@@ -16,8 +21,16 @@ constexpr std::size_t kMaxTelemetryString = 127;  // RTE_TEL_MAX_STRING_LEN - 1
 // Shared with the telemetry thread. Never destroyed: DPDK cannot unregister a telemetry
 // command, so a late callback must still find a valid store.
 struct Store {
+  struct Published {
+    std::shared_ptr<const Output> output;
+    std::uint64_t rendered_ns = 0;
+  };
   std::mutex mutex;
-  std::map<std::string, std::shared_ptr<const Output>> published;
+  std::condition_variable rendered;  // a publish() happened
+  std::map<std::string, Published> published;
+  std::vector<std::pair<std::string, std::uint64_t>> asked;
+  const Waker* asker = nullptr;
+  std::uint64_t fresh_ns = 0;
 };
 Store& store() {
   static Store* instance = new Store();
@@ -91,12 +104,27 @@ void flatten(rte_tel_data* d, const Output& out, const std::string& prefix) {
     rte_tel_data_add_dict_string(d, key_name(prefix + "error").c_str(), clip(message).c_str());
 }
 
+// Waits (at most kRenderWaitMs, on this telemetry client's own thread) for a render that began
+// at most the freshness window before the request.
 int telemetry_callback(const char* cmd, const char*, rte_tel_data* d) {
   std::shared_ptr<const Output> snapshot;
   {
-    std::lock_guard lock(store().mutex);
-    const auto it = store().published.find(cmd);
-    if (it != store().published.end()) snapshot = it->second;
+    Store& s = store();
+    std::unique_lock lock(s.mutex);
+    const std::uint64_t asked_ns = monotonic_ns();
+    const auto fresh = [&s, cmd, asked_ns] {
+      const auto it = s.published.find(cmd);
+      return s.asker == nullptr ||
+             (it != s.published.end() && it->second.rendered_ns + s.fresh_ns >= asked_ns);
+    };
+    if (!fresh()) {
+      s.asked.emplace_back(cmd, asked_ns);
+      s.asker->notify();
+      s.rendered.wait_for(lock, std::chrono::milliseconds(TelemetryEndpoints::kRenderWaitMs),
+                          fresh);
+    }
+    const auto it = s.published.find(cmd);
+    if (it != s.published.end()) snapshot = it->second.output;
   }
   rte_tel_data_start_dict(d);
   if (snapshot == nullptr) {
@@ -133,24 +161,40 @@ void TelemetryEndpoints::add_command(const std::string& path, const std::string&
       [&registry, line = std::move(command_line)](Output& out) { registry.execute(line, out); });
 }
 
-TelemetryEndpoints::Snapshot TelemetryEndpoints::collect() const {
-  Snapshot snapshot;
-  for (std::size_t i = 0; i < paths_.size(); ++i) {
-    auto out = std::make_shared<Output>();
-    try {
-      producers_[i](*out);
-    } catch (const std::exception& error) {
-      out->error(error.what());
-    }
-    snapshot.emplace_back(paths_[i], std::move(out));
+TelemetryEndpoints::Rendered TelemetryEndpoints::render(std::size_t index) const {
+  auto out = std::make_shared<Output>();
+  try {
+    producers_.at(index)(*out);
+  } catch (const std::exception& error) {
+    out->error(error.what());
   }
-  return snapshot;
+  return out;
 }
 
-void TelemetryEndpoints::publish(Snapshot snapshot) {
+void TelemetryEndpoints::publish(const std::string& path, Rendered rendered,
+                                 std::uint64_t rendered_ns) {
+  Store& s = store();
+  {
+    std::lock_guard lock(s.mutex);
+    s.published[path] = {std::move(rendered), rendered_ns};
+  }
+  s.rendered.notify_all();
+}
+
+void TelemetryEndpoints::listen_for_asks(const Waker* asked, std::uint64_t fresh_ns) {
+  Store& s = store();
+  {
+    std::lock_guard lock(s.mutex);
+    s.asker = asked;
+    s.fresh_ns = fresh_ns;
+    s.asked.clear();
+  }
+  s.rendered.notify_all();  // waiting requests take what there is
+}
+
+std::vector<std::pair<std::string, std::uint64_t>> TelemetryEndpoints::take_asked() {
   std::lock_guard lock(store().mutex);
-  for (auto& [path, out] : snapshot)
-    store().published[path] = std::move(out);
+  return std::exchange(store().asked, {});
 }
 
 }  // namespace braid::control

@@ -159,6 +159,7 @@ void Engine::create_control_pool() {
 }
 
 void Engine::release() {
+  slow_reads_->stop();  // a read under way uses the bonds and ports
   workers_.clear();
   schedulers_.clear();
   bonds_.clear();
@@ -354,6 +355,7 @@ void Engine::create_bonds() {
                                     .qsbr = qsbr_,
                                     .kernel_links = &kernel_links_,
                                     .waker = &waker_,
+                                    .slow_reads = slow_reads_.get(),
                                     .lag = &lag_,
                                     .number = static_cast<std::uint32_t>(b + 1)};
     bonds_.push_back(std::make_unique<bond::Bond>(bond_config, members, context));

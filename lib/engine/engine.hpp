@@ -18,6 +18,7 @@
 
 #include "bond/dpdk/bond.hpp"
 #include "common/deadline_lag.hpp"
+#include "common/slow_reads.hpp"
 #include "common/waker.hpp"
 #include "config/config.hpp"
 #include "datapath/counters.hpp"
@@ -72,6 +73,7 @@ class Engine {
   // What wakes the protocol loop besides its deadlines: link interrupts (waker) and kernel link
   // notifications (kernel_links().fd()).
   const Waker& waker() const { return waker_; }
+  SlowReads& slow_reads() const { return *slow_reads_; }
   drivers::KernelLinks& kernel_links() { return kernel_links_; }
   // The lateness of protocol deadlines (bonds and schedulers record into it).
   DeadlineLag& lag() { return lag_; }
@@ -157,6 +159,8 @@ class Engine {
   std::vector<Membership> membership_;                            // by port index
   std::vector<PortQueues> queues_;                                // by port index
   Waker waker_;
+  // Driver reads that may block (members' health counters, `show port xstats`).
+  std::unique_ptr<SlowReads> slow_reads_ = std::make_unique<SlowReads>();
   drivers::KernelLinks kernel_links_;
   DeadlineLag lag_;
   WorkerLiveness liveness_{0, 0};  // built with the workers

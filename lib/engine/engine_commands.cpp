@@ -11,6 +11,8 @@
 #include "engine/engine_metrics.hpp"
 #include "engine/engine_view.hpp"
 #include "engine/stats_line.hpp"
+#include "linkemu/link_registry.hpp"
+#include "port/ethdev_xstats.hpp"
 
 namespace braid::engine {
 namespace {
@@ -63,21 +65,18 @@ void show_port_stats(EngineView& view, const Args& args, Output& out) {
 void show_port_xstats(EngineView& view, const Args& args, Output& out) {
   for (std::size_t i : chosen_ports(view.engine(), args)) {
     const auto& port = view.engine().port(i);
+    // On the SlowReads helper (the command's ReadsDriver): it may wait for the port.
+    const drivers::CounterReadLock reading(port.id(), drivers::CounterReadLock::Wait::kYes);
+    linkemu::emulate_counter_read(port.id());  // an emulated NIC whose reads block
     const int count = rte_eth_xstats_get_names(port.id(), nullptr, 0);
     if (count < 0) {
       out.error("port " + port.name() + ": xstats unavailable (" + std::to_string(count) + ")");
       continue;
     }
-    std::vector<rte_eth_xstat_name> names(static_cast<std::size_t>(count));
-    std::vector<rte_eth_xstat> values(static_cast<std::size_t>(count));
-    const int named = rte_eth_xstats_get_names(port.id(), names.data(), names.size());
-    const int got = rte_eth_xstats_get(port.id(), values.data(), values.size());
     Output& section = out.section(port.name());
     control::Table& table = section.table("xstats", {"name", "value"});
-    for (int x = 0; x < std::min(named, got); ++x) {
-      const auto& value = values[static_cast<std::size_t>(x)];
-      if (value.id < names.size()) table.row({std::string(names[value.id].name), value.value});
-    }
+    for (const auto& [name, value] : drivers::read_ethdev_xstats_held(port.id()))
+      table.row({name, value});
   }
 }
 
@@ -159,6 +158,7 @@ void show_drops(EngineView& view, Output& out) {
 
 void register_engine_commands(control::ControlPlane& control, Engine& engine) {
   auto view = std::make_shared<EngineView>(engine);
+  control.set_slow_reads(&engine.slow_reads());
   control::CommandRegistry& commands = control.commands();
   // Names never change: the console completes them on the management thread.
   std::vector<std::string> port_names;
@@ -167,18 +167,23 @@ void register_engine_commands(control::ControlPlane& control, Engine& engine) {
   commands.define_param("port", {.help = "a configured port name",
                                  .values = [port_names] { return port_names; },
                                  .strict = true});
-  commands.add("show port [stats|xstats|info] [<port>]",
-               "per-port counters and rates (default), the PMD's extended stats, or device info",
-               [view](const Args& args, Output& out) {
-                 const std::string what = args.pick({"stats", "xstats", "info"}, "stats");
-                 if (what == "xstats") {
-                   show_port_xstats(*view, args, out);
-                 } else if (what == "info") {
-                   show_port_info(*view, args, out);
-                 } else {
-                   show_port_stats(*view, args, out);
-                 }
-               });
+  commands.add(
+      "show port [stats|xstats|info] [<port>]",
+      "per-port counters and rates (default), the PMD's extended stats, or device info",
+      [view](const Args& args, Output& out) {
+        const std::string what = args.pick({"stats", "xstats", "info"}, "stats");
+        if (what == "xstats") {
+          show_port_xstats(*view, args, out);
+        } else if (what == "info") {
+          show_port_info(*view, args, out);
+        } else {
+          show_port_stats(*view, args, out);
+        }
+      },
+      // xstats: mlx5 answers through an ethtool ioctl under the kernel's rtnl lock.
+      [](const Args& args) {
+        return args.pick({"stats", "xstats", "info"}, "stats") == "xstats";
+      });
   commands.add("show workers",
                "each worker lcore: socket, (port/queue)s, rates, busy share, stalls",
                [view](const Args&, Output& out) { show_workers(*view, out); });

@@ -14,6 +14,7 @@
 #include "common/clock.hpp"
 #include "engine/engine.hpp"
 #include "log/log_types.hpp"
+#include "port/ethdev_xstats.hpp"
 
 namespace braid::engine {
 namespace {
@@ -258,7 +259,7 @@ datapath::NicCounters Engine::nic_counters(std::size_t port_index) const {
   }
   rte_eth_stats stats{};
   datapath::NicCounters nic;
-  if (rte_eth_stats_get(ports_[port_index]->id(), &stats) != 0) return nic;
+  if (drivers::read_port_stats(ports_[port_index]->id(), stats) != 0) return nic;
   nic.rx_packets = stats.ipackets;
   nic.tx_packets = stats.opackets;
   nic.rx_bytes = stats.ibytes;

@@ -38,7 +38,7 @@ void register_health_endpoint(control::ControlPlane& control, const Engine& engi
   // Sampled between requests too, so that the first request after a stall began knows how
   // long ago the counter last moved.
   control.every_here("health", kHealthSamplePeriodNs, observe);
-  control.add_http_live("/healthz", [watch, observe](std::uint64_t now_ns) {
+  control.add_http_live("/healthz", [watch, observe](std::uint64_t now_ns, std::uint64_t) {
     observe(now_ns);
     std::string lines;
     std::size_t stalled = 0;

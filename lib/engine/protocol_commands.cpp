@@ -44,6 +44,14 @@ void show_lateness(const Engine& engine, const ProtocolLoop& loop, control::Outp
   for (const JobDurations::Row& row : loop.job_durations().rows(now)) {
     jobs.row({row.kind, row.runs, ms(row.last_ns), ms(row.worst_last_minute_ns), ms(row.worst_ns)});
   }
+  // Reads that may block on the kernel run on a helper thread, never on the loop: how long they
+  // took is how stale the health counters (or how slow `show port xstats`) were, not lateness.
+  control::Table& reads =
+      out.table("driver_reads", {"read", "runs", "last_ms", "worst_minute_ms", "worst_ms"});
+  for (const JobDurations::Row& row : engine.slow_reads().durations(now)) {
+    reads.row(
+        {row.kind, row.runs, ms(row.last_ns), ms(row.worst_last_minute_ns), ms(row.worst_ns)});
+  }
 }
 
 }  // namespace

@@ -257,6 +257,43 @@ def test_show_control_times_each_kind_of_job(running):
     assert jobs["command"]["worst_ms"] > 0, jobs
     assert jobs["command"]["worst_ms"] >= jobs["command"]["worst_minute_ms"], jobs
     assert "engine-rates" in jobs, jobs  # a periodic job, by its name
+    # Driver reads that may block on the kernel run on a helper, not the protocol loop: the
+    # health sample's counters, and `show port xstats`.
+    assert "rx_good_packets" in ctl(running, "show", "port", "xstats").stdout
+    control = json.loads(ctl(running, "--json", "show", "control").stdout)
+    reads = {row["read"]: row for row in control["driver_reads"]}
+    assert reads["driver read"]["runs"] >= 1, reads
+    assert reads["health counters"]["runs"] >= 1, reads
+
+
+def job_runs(running, kind):
+    control = json.loads(ctl(running, "--json", "show", "control").stdout)
+    return next((row["runs"] for row in control["jobs"] if row["job"] == kind), 0)
+
+
+def test_metrics_and_telemetry_are_rendered_only_when_asked(running):
+    """Issue 33 item 1: /metrics and each telemetry endpoint are rendered by a job of their own,
+    only when a request finds the last render older than 500 ms, and the request gets that new
+    render (fails where the loop rendered everything every 500 ms in one job)."""
+    url = f"http://127.0.0.1:{running['metrics_port']}/metrics"
+    before = job_runs(running, "render /metrics")
+    time.sleep(1.5)
+    assert job_runs(running, "render /metrics") == before  # nobody asked
+    # Two requests at once: one render, which both get.
+    for _ in range(2):
+        with urllib.request.urlopen(url, timeout=10) as response:
+            assert "braid_up 1" in response.read().decode()
+    assert job_runs(running, "render /metrics") == before + 1
+    time.sleep(0.6)
+    urllib.request.urlopen(url, timeout=10).read()
+    assert job_runs(running, "render /metrics") == before + 2
+    if not os.path.exists(TELEMETRY):
+        return
+    telemetry_before = job_runs(running, "render telemetry")
+    time.sleep(0.6)
+    subprocess.run(["python3", TELEMETRY, "-f", running["prefix"]], input="/braid/drops\n" * 2,
+                   capture_output=True, text=True, timeout=60, check=True)
+    assert job_runs(running, "render telemetry") == telemetry_before + 1
 
 
 def test_braidctl_help_lists_every_option_short_and_long():

@@ -163,7 +163,7 @@ def test_stalled_protocol_loop_is_unhealthy_and_readiness_stale(running):
     assert body.splitlines()[2].startswith("worker lcore 1: running"), body
     status, body = answers["readyz"]
     assert status == 503, body
-    assert body.startswith("stale: the protocol loop last rendered /readyz "), body
+    assert body.startswith("stale: the protocol loop did not render /readyz in the "), body
     assert answers["metrics"] == 200  # the last rendered text, as ever
     wait_for_status(running, "/healthz", 200, timeout=10)
     wait_for_status(running, "/readyz", 200, timeout=60)

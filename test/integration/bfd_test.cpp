@@ -446,11 +446,15 @@ TEST(Bfd, AStalledProtocolLoopShowsAsBfdLateness) {
   peers.round(0);
   const DeadlineLag::Stats after =
       rig.engine().lag().stats(DeadlineKind::kBfdTransmit, monotonic_ns());
-  std::printf("a 60 ms stall: bfd_transmit served %llu, worst %.1f ms late\n",
+  std::printf("a 60 ms stall: bfd_transmit served %llu, the last %.1f ms late, worst %.1f ms\n",
               static_cast<unsigned long long>(after.served),
+              static_cast<double>(after.last_ns) / 1e6,
               static_cast<double>(after.worst_last_minute_ns) / 1e6);
   EXPECT_GE(after.worst_last_minute_ns, 10 * kMs);
-  EXPECT_LE(after.worst_last_minute_ns, 60 * kMs + 20 * kMs);
+  // The transmission the stall held (the minute's worst may be older: a loaded machine's
+  // bring-up once made it 161 ms).
+  EXPECT_GE(after.last_ns, 10 * kMs);
+  EXPECT_LE(after.last_ns, 60 * kMs + 20 * kMs);
   EXPECT_TRUE(all_up(rig, 2)) << "250 ms of detection outlast a 60 ms stall";
 }
 

@@ -90,6 +90,7 @@ Bond::Bond(const config::BondConfig& config, std::vector<drivers::EthdevPort*> m
     members_.push_back(std::move(member));
     services_.emplace_back(config_.lacp.withdraw);
   }
+  if (context.slow_reads != nullptr) health_.read_off_loop(context.slow_reads, context.waker);
   std::array<std::uint8_t, 6> configured{};
   if (!config_.mac.empty() && config::parse_mac(config_.mac, configured)) {
     std::memcpy(mac_.addr_bytes, configured.data(), configured.size());

@@ -43,6 +43,7 @@
 #include "bond/dpdk/worker_class_counts.hpp"
 #include "bond/member_service.hpp"
 #include "common/deadline_lag.hpp"
+#include "common/slow_reads.hpp"
 #include "common/waker.hpp"
 #include "config/config.hpp"
 #include "flow/flow_hash.hpp"
@@ -93,7 +94,8 @@ struct BondContext {
   rte_rcu_qsbr* qsbr = nullptr;
   drivers::KernelLinks* kernel_links = nullptr;  // link state of members on kernel interfaces
   const Waker* waker = nullptr;                  // link interrupts wake the protocol loop
-  DeadlineLag* lag = nullptr;                    // lateness of link polls and LACP timers
+  SlowReads* slow_reads = nullptr;  // reads the members' counters (none: on the protocol loop)
+  DeadlineLag* lag = nullptr;       // lateness of link polls and LACP timers
   std::uint32_t number = 1;  // the bond's place in the config, from 1 (LLDP's aggregated port id)
 };
 

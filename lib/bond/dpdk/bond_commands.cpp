@@ -16,6 +16,7 @@
 #include "common/clock.hpp"
 #include "control/control_plane.hpp"
 #include "lacp/snapshot.hpp"
+#include "port/ethdev_xstats.hpp"
 
 namespace braid::bond {
 namespace {
@@ -100,7 +101,7 @@ void show_bond(const Bond& bond, Output& out) {
                   "distributing", "weight", "health", "buckets", "tx_packets", "slow_path"});
   for (const MemberStatus& member : bond.members()) {
     rte_eth_stats stats{};
-    rte_eth_stats_get(member.port_id, &stats);
+    drivers::read_port_stats(member.port_id, stats);
     members.row({member.name, member.link_up ? "up" : "down", std::string(member.link_source),
                  member.speed_mbps, member.admin_up ? "up" : "down", member.collecting,
                  member.distributing, member.weight, health_text(member), member.buckets,

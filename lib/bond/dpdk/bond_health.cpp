@@ -27,13 +27,15 @@ BondHealth::BondHealth(const config::BondConfig& config,
 health::CounterSnapshot BondHealth::read_counters(std::size_t m) const {
   const std::uint16_t port_id = members_[m].port->id();
   health::EthdevCounters counters;
+  const drivers::CounterReadLock reading(port_id, drivers::CounterReadLock::Wait::kYes);
+  linkemu::emulate_counter_read(port_id);  // an emulated NIC whose reads block (no-op otherwise)
   rte_eth_stats stats{};
-  counters.stats_ok = rte_eth_stats_get(port_id, &stats) == 0;
+  counters.stats_ok = drivers::read_port_stats_held(port_id, stats) == 0;
   counters.ipackets = stats.ipackets;
   counters.ierrors = stats.ierrors;
   counters.imissed = stats.imissed;
   counters.rx_nombuf = stats.rx_nombuf;
-  counters.xstats = drivers::read_ethdev_xstats(port_id);
+  counters.xstats = drivers::read_ethdev_xstats_held(port_id);
   // An emulated link's injected FCS errors (drivers/linkemu/rx_errors.hpp), as a NIC's xstat.
   if (const std::optional<std::uint64_t> injected = linkemu::injected_crc_errors(port_id))
     counters.xstats.emplace_back("rx_crc_errors", *injected);
@@ -84,14 +86,37 @@ bool BondHealth::update_all(std::uint64_t now_ns, const FactsOf& facts) {
   return changed;
 }
 
+// On the helper (SlowReads) when there is one: members_ and each member's port and sources are
+// fixed once built, and only this read uses the sources.
+std::vector<health::CounterSnapshot> BondHealth::read_all_counters() const {
+  std::vector<health::CounterSnapshot> all;
+  for (std::size_t m = 0; m < members_.size(); ++m)
+    all.push_back(read_counters(m));
+  return all;
+}
+
+bool BondHealth::update_sampled(std::uint64_t now_ns, const FactsOf& facts,
+                                const ExtraSignals& extra,
+                                std::vector<health::CounterSnapshot> counters) {
+  bool changed = false;
+  for (std::size_t m = 0; m < members_.size() && m < counters.size(); ++m) {
+    extra(m, counters[m]);
+    changed |= update(m, facts(m), now_ns, counters[m]);
+  }
+  return changed;
+}
+
 bool BondHealth::run(std::uint64_t now_ns, const FactsOf& facts, const ExtraSignals& extra) {
+  bool changed = false;
+  if (std::optional<std::vector<health::CounterSnapshot>> read = pending_.take())
+    changed = update_sampled(now_ns, facts, extra, std::move(*read));
   if (now_ns >= next_sample_ns_) {
     next_sample_ns_ = now_ns + kSampleIntervalNs;
-    bool changed = false;
-    for (std::size_t m = 0; m < members_.size(); ++m) {
-      health::CounterSnapshot counters = read_counters(m);
-      extra(m, counters);
-      changed |= update(m, facts(m), now_ns, counters);
+    if (reads_ == nullptr) return update_sampled(now_ns, facts, extra, read_all_counters());
+    if (pending_.under_way() ||
+        !pending_.start(
+            *reads_, "health counters", [this] { return read_all_counters(); }, loop_)) {
+      ++samples_skipped_;
     }
     return changed;
   }
@@ -99,7 +124,7 @@ bool BondHealth::run(std::uint64_t now_ns, const FactsOf& facts, const ExtraSign
     const std::optional<std::uint64_t> deadline = member.health->next_deadline_ns();
     return deadline && *deadline <= now_ns;
   });
-  return due && update_all(now_ns, facts);
+  return (due && update_all(now_ns, facts)) || changed;
 }
 
 std::uint64_t BondHealth::next_deadline_ns() const {

@@ -12,6 +12,8 @@
 
 #include "bond/dpdk/bond_events.hpp"
 #include "bond/dpdk/member_health_sources.hpp"
+#include "common/slow_reads.hpp"
+#include "common/waker.hpp"
 #include "config/config.hpp"
 #include "health/ethdev_counters.hpp"
 #include "health/member_health.hpp"
@@ -32,6 +34,13 @@ class BondHealth {
 
   BondHealth(const config::BondConfig& config, const std::vector<drivers::EthdevPort*>& ports,
              BondEventLog& events);
+  // The sampling tick's counter reads (xstats: on mlx5 an ethtool ioctl under the kernel's rtnl
+  // lock; ethtool statistics; sysfs RDMA counters) run on `reads` from now on, which wakes
+  // `loop` with the result; the tick's health update follows when it comes.
+  void read_off_loop(SlowReads* reads, const Waker* loop) {
+    reads_ = reads;
+    loop_ = loop;
+  }
 
   // Member m's health with the facts now (and a counter sample, on a sampling tick); true when
   // the weight it leaves the member changed (the caller rebuilds).
@@ -47,6 +56,8 @@ class BondHealth {
   bool update_all(std::uint64_t now_ns, const FactsOf& facts);
   std::uint64_t next_deadline_ns() const;
   void restart_sampling(std::uint64_t now_ns) { next_sample_ns_ = now_ns; }
+  // Sampling ticks that found the previous read still under way (it took over a second).
+  std::uint64_t samples_skipped() const { return samples_skipped_; }
 
   // BFD's verdict on member m (kNotConfigured until BFD runs); true when it changed.
   bool set_bfd(std::size_t m, health::BfdStatus status);
@@ -74,12 +85,19 @@ class BondHealth {
   };
 
   health::CounterSnapshot read_counters(std::size_t m) const;
+  std::vector<health::CounterSnapshot> read_all_counters() const;
+  bool update_sampled(std::uint64_t now_ns, const FactsOf& facts, const ExtraSignals& extra,
+                      std::vector<health::CounterSnapshot> counters);
 
   std::string bond_name_;
   std::vector<Member> members_;
   health::XstatNames xstats_;
   BondEventLog* events_;
   std::uint64_t next_sample_ns_ = 0;
+  SlowReads* reads_ = nullptr;
+  const Waker* loop_ = nullptr;
+  PendingRead<std::vector<health::CounterSnapshot>> pending_;
+  std::uint64_t samples_skipped_ = 0;
 };
 
 }  // namespace braid::bond

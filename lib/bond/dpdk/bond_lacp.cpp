@@ -8,6 +8,7 @@
 #include "common/clock.hpp"
 #include "lacp/constants.hpp"
 #include "log/log_types.hpp"
+#include "port/ethdev_xstats.hpp"
 
 namespace braid::bond {
 namespace {
@@ -52,7 +53,7 @@ BondLacp::BondLacp(const config::BondConfig& config, const lacp::MacAddress& sys
   system_ = std::make_unique<lacp::LacpSystem>(system, port_configs, std::move(send), now_ns);
   for (std::size_t m = 0; m < ports_.size(); ++m) {
     rte_eth_stats stats{};
-    if (rte_eth_stats_get(ports_[m]->id(), &stats) == 0) rx_packets_seen_[m] = stats.ipackets;
+    if (drivers::read_port_stats(ports_[m]->id(), stats) == 0) rx_packets_seen_[m] = stats.ipackets;
   }
 }
 
@@ -81,7 +82,7 @@ void BondLacp::observe_neighbours(std::uint64_t now_ns) {
   next_neighbour_check_ns_ = now_ns + kNeighbourCheckIntervalNs;
   for (std::size_t m = 0; m < ports_.size(); ++m) {
     rte_eth_stats stats{};
-    if (rte_eth_stats_get(ports_[m]->id(), &stats) != 0) continue;
+    if (drivers::read_port_stats(ports_[m]->id(), stats) != 0) continue;
     if (stats.ipackets != rx_packets_seen_[m]) system_->on_neighbour_frames(m, now_ns);
     rx_packets_seen_[m] = stats.ipackets;
   }

@@ -9,6 +9,7 @@
 #include "bond/dpdk/bond_readiness.hpp"
 #include "lacp/port.hpp"
 #include "lacp/snapshot.hpp"
+#include "port/ethdev_xstats.hpp"
 
 namespace braid::bond {
 namespace {
@@ -50,7 +51,7 @@ void member_traffic_samples(control::MetricWriter& w, const std::vector<Bond*>& 
     for (const MemberStatus& m : bond->members()) {
       Row& row = rows.emplace_back();
       row.labels = {{"bond", bond->name()}, {"member", m.name}};
-      rte_eth_stats_get(m.port_id, &row.stats);
+      drivers::read_port_stats(m.port_id, row.stats);
     }
   }
   struct Family {

@@ -24,7 +24,7 @@ BondReadiness readiness_of(const Bond& bond) {
 }
 
 void register_readiness_endpoint(control::ControlPlane& control, const std::vector<Bond*>& bonds) {
-  control.add_http_snapshot("/readyz", [bonds] {
+  control.add_http_rendered("/readyz", [bonds] {
     std::string lines;
     std::size_t down = 0;
     for (const Bond* bond : bonds) {

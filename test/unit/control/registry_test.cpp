@@ -37,7 +37,10 @@ class RegistryTest : public ::testing::Test {
         out.value("ran", name);
       };
     };
-    registry.add("show port [stats|xstats|info] [<port>]", "port counters", record("port"));
+    registry.add("show port [stats|xstats|info] [<port>]", "port counters", record("port"),
+                 [](const Args& args) {
+                   return args.pick({"stats", "xstats", "info"}, "stats") == "xstats";
+                 });
     registry.add("show workers", "workers", record("workers"));
     registry.add("show drops", "drops", record("drops"));
     registry.add("set member <member> up|down", "member admin state", record("member"));
@@ -267,6 +270,37 @@ TEST_F(RegistryTest, NeverCrashesOnTokenSoup) {
     ASSERT_NO_THROW(out.render_text());
     ASSERT_NO_THROW(out.render_json());
   }
+}
+
+}  // namespace
+}  // namespace braid::control
+
+namespace braid::control {
+namespace {
+
+// Which lines the control plane runs on its driver-read helper instead of the protocol loop.
+TEST(RegistryReadsDriver, OnlyTheArgumentsItsCommandNamesAndNeverAnUnknownLine) {
+  CommandRegistry registry;
+  registry.define_param("port", {.help = "a port",
+                                 .values =
+                                     [] {
+                                       return std::vector<std::string>{"wire", "m0"};
+                                     },
+                                 .strict = true});
+  registry.add(
+      "show port [stats|xstats|info] [<port>]", "ports", [](const Args&, Output&) {},
+      [](const Args& args) {
+        return args.pick({"stats", "xstats", "info"}, "stats") == "xstats";
+      });
+  registry.add("show drops", "drops", [](const Args&, Output&) {});
+  EXPECT_TRUE(registry.reads_driver("show port xstats"));
+  EXPECT_TRUE(registry.reads_driver("show port xstats m0"));
+  EXPECT_FALSE(registry.reads_driver("show port"));
+  EXPECT_FALSE(registry.reads_driver("show port stats m0"));
+  EXPECT_FALSE(registry.reads_driver("show drops"));
+  EXPECT_FALSE(registry.reads_driver("show port xstats nosuch"));  // an error, on the loop
+  EXPECT_FALSE(registry.reads_driver(""));
+  EXPECT_FALSE(registry.reads_driver(std::string(100'000, 'x')));
 }
 
 }  // namespace
