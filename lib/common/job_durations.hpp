@@ -1,7 +1,7 @@
-// How long each kind of management job took on the protocol loop (a command, one
-// endpoint's render, each periodic job by name; or a read on the SlowReads helper): a job is never
-// cut short, so its duration is how long the loop's deadlines waited behind it. Written and read on
-// the protocol loop only.
+// How long each kind of management job took (on the protocol loop: a command, one endpoint's
+// render, each periodic job by name; on the SlowReads helper: a driver read). A job is never cut
+// short, so on the loop its duration is how long the deadlines waited behind it. Not
+// thread-safe: one thread uses it (the loop), or its owner's lock guards it (SlowReads).
 #pragma once
 
 #include <cstdint>
