@@ -543,8 +543,30 @@ void read_metrics(const YamlReader& in, const YAML::Node& node, MetricsConfig& m
 
 }  // namespace
 
+namespace {
+
+Config parse_with(YamlReader& in, std::string_view yaml_text, const std::string& origin);
+
+}  // namespace
+
 Config parse_config(std::string_view yaml_text, std::string origin) {
   YamlReader in(origin);
+  return parse_with(in, yaml_text, origin);
+}
+
+std::vector<UintLimit> config_limits(std::string_view yaml_text) {
+  YamlReader in("limits reference");
+  std::vector<UintLimit> limits;
+  in.record_limits(&limits);
+  parse_with(in, yaml_text, "limits reference");
+  std::sort(limits.begin(), limits.end(),
+            [](const UintLimit& a, const UintLimit& b) { return a.path < b.path; });
+  return limits;
+}
+
+namespace {
+
+Config parse_with(YamlReader& in, std::string_view yaml_text, const std::string& origin) {
   YAML::Node root;
   try {
     root = YAML::Load(std::string(yaml_text));
@@ -598,6 +620,8 @@ Config parse_config(std::string_view yaml_text, std::string origin) {
   validate(config);
   return config;
 }
+
+}  // namespace
 
 Config load_config_file(const std::string& path) {
   return parse_config(read_config_file(path), path);

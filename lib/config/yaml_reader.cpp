@@ -2,8 +2,10 @@
 
 #include <yaml-cpp/eventhandler.h>
 
+#include <algorithm>
 #include <charconv>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include "config/config.hpp"
@@ -96,9 +98,17 @@ std::string YamlReader::scalar(const YAML::Node& node, std::string_view where) c
 std::uint64_t YamlReader::get_uint(const YAML::Node& map, std::string_view key,
                                    std::string_view where, std::uint64_t min, std::uint64_t max,
                                    std::uint64_t fallback) const {
+  const std::string path = std::string(where) + "." + std::string(key);
+  if (limits_ != nullptr) {
+    const UintLimit limit{std::regex_replace(path, std::regex(R"(\[[0-9]+\]( "[^"]*")?)"), "[]"),
+                          min, max};
+    if (std::none_of(limits_->begin(), limits_->end(),
+                     [&](const UintLimit& known) { return known.path == limit.path; })) {
+      limits_->push_back(limit);
+    }
+  }
   const YAML::Node node = map[std::string(key)];
   if (!node.IsDefined() || node.IsNull()) return fallback;
-  const std::string path = std::string(where) + "." + std::string(key);
   const std::string text = scalar(node, path);
   std::uint64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace braid::config {
 
@@ -18,9 +19,22 @@ namespace braid::config {
 // most. Throws YAML::ParserException as YAML::Load does.
 std::optional<YAML::Mark> second_document(std::string_view text);
 
+// A whole-number key's range as get_uint checks it: the table doc/config.md's and braid.yaml(5)'s
+// limits are generated from (config_limits(), test/docs). `path` names list entries `[]`.
+// (Defaults are not here: for some keys the loader's fallback stands for "inherited" or "off",
+// which the prose tables say.)
+struct UintLimit {
+  std::string path;  // "bonds[].scheduler.period_ms"
+  std::uint64_t min = 0;
+  std::uint64_t max = 0;
+  bool operator==(const UintLimit&) const = default;
+};
+
 class YamlReader {
  public:
   explicit YamlReader(std::string origin) : origin_(std::move(origin)) {}
+  // From now on every get_uint, present or not, adds its key to `limits` (once per path).
+  void record_limits(std::vector<UintLimit>* limits) { limits_ = limits; }
 
   [[noreturn]] void fail(const YAML::Node& node, std::string_view where,
                          std::string_view what) const;
@@ -44,6 +58,7 @@ class YamlReader {
 
  private:
   std::string origin_;
+  std::vector<UintLimit>* limits_ = nullptr;
 };
 
 }  // namespace braid::config

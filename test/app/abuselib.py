@@ -2,11 +2,15 @@
 speaks the wire protocol itself (so a test can pipeline, stay idle or never read), the
 misbehaving clients (a pipelined burst, idle connections, a client that never reads, slowloris
 connections to /metrics), a pcap of Slow Protocols frames for a flood, and readers for what
-braid reports (bond events on the monotonic clock, `show control`'s lateness table, VmRSS)."""
+braid reports (bond events on the monotonic clock, `show control`'s lateness table, VmRSS), and
+a thread of braid's held still with ptrace (a worker stuck in its PMD, a descheduled loop)."""
 
+import ctypes
+import ctypes.util
 import errno
 import json
 import os
+import pathlib
 import random
 import re
 import resource
@@ -552,3 +556,33 @@ def pending_eof(sock):
         return False
     except OSError:
         return True
+
+
+PTRACE_DETACH, PTRACE_SEIZE, PTRACE_INTERRUPT = 17, 0x4206, 0x4207
+WALL = 0x40000000  # __WALL: wait for a thread of another process too
+
+
+def thread_id(pid, name):
+    for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
+        if (task / "comm").read_text().strip() == name:
+            return int(task.name)
+    raise AssertionError(f"no thread {name} in braid {pid}")
+
+
+def held(tid, seconds, during):
+    """Holds thread `tid` still for `seconds` (PTRACE_SEIZE + PTRACE_INTERRUPT stop that thread
+    alone), calling during() every 0.2 s; returns what the last call returned."""
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+    assert libc.ptrace(PTRACE_SEIZE, tid, None, None) == 0, os.strerror(ctypes.get_errno())
+    try:
+        assert libc.ptrace(PTRACE_INTERRUPT, tid, None, None) == 0, os.strerror(ctypes.get_errno())
+        os.waitpid(tid, WALL)
+        result = None
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            result = during()
+            time.sleep(0.2)
+        return result
+    finally:
+        libc.ptrace(PTRACE_DETACH, tid, None, None)

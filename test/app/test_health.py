@@ -5,8 +5,6 @@ down, 200 again after they are up; /healthz answers 200 while the protocol loop 
 move, and 503 naming the one that does not when a thread is held still with ptrace (the rest of
 the process keeps running); unknown paths still get 404."""
 
-import ctypes
-import ctypes.util
 import os
 import pathlib
 import shutil
@@ -17,12 +15,11 @@ import urllib.request
 
 import pytest
 
+from abuselib import held, thread_id
 from braidlib import ctl, free_port, running_braid
 from promlib import write_braid_config
 
 MIN_LINKS = 3
-PTRACE_DETACH, PTRACE_SEIZE, PTRACE_INTERRUPT = 17, 0x4206, 0x4207
-WALL = 0x40000000  # __WALL: wait for a thread of another process too
 
 
 @pytest.fixture(scope="module")
@@ -119,32 +116,6 @@ def test_healthy_while_threads_move(running):
     assert lines[1].startswith("protocol loop: running, "), body
     assert lines[2].startswith("worker lcore 1: running, "), body
     assert get(running, "/healthz?verbose")[0] == 200  # a query string is the same path
-
-
-def thread_id(pid, name):
-    for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
-        if (task / "comm").read_text().strip() == name:
-            return int(task.name)
-    raise AssertionError(f"no thread {name} in braid {pid}")
-
-
-def held(tid, seconds, during):
-    """Holds thread `tid` still for `seconds` (PTRACE_SEIZE + PTRACE_INTERRUPT stop that thread
-    alone), calling during() every 0.2 s; returns what the last call returned."""
-    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
-    assert libc.ptrace(PTRACE_SEIZE, tid, None, None) == 0, os.strerror(ctypes.get_errno())
-    try:
-        assert libc.ptrace(PTRACE_INTERRUPT, tid, None, None) == 0, os.strerror(ctypes.get_errno())
-        os.waitpid(tid, WALL)
-        result = None
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            result = during()
-            time.sleep(0.2)
-        return result
-    finally:
-        libc.ptrace(PTRACE_DETACH, tid, None, None)
 
 
 def test_stalled_protocol_loop_is_unhealthy_and_readiness_stale(running):

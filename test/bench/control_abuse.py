@@ -21,6 +21,11 @@ the protocol loop, and --after):
              CPU with them, reads: the kernel drops what the member's af_packet ring cannot
              hold, the partner's LACPDUs among them, as a NIC's full RX ring would; the
              member's rx_missed says how many)
+  non-readers  128 /metrics clients and 16 control-socket clients (100 `show lacp detail`
+             each) that send their requests and never read an answer
+  xstats     `show port xstats` (every port) and a /metrics scrape, 20 times a second
+  held-stop  the worker held still with ptrace (as a PMD stuck in a burst) while `stop` is
+             asked, released 200 ms later, then `start`; every 0.7 s
 
 Also per case: the worst reply time of a second client asking `show bond` every 100 ms (and
 how many requests it got no reply to within 10 s), and how many times either bond's
@@ -45,12 +50,14 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "app"))
 sys.path.insert(0, str(HERE.parent / "interop"))
-from abuselib import (ControlClient, PipelinedBurst, Slowloris, paired_bonds_config,  # noqa: E402
-                      raise_fd_limit, slow_frame_hex, start_flood)
+from abuselib import (ControlClient, PipelinedBurst, Slowloris, frame, held,  # noqa: E402
+                      non_reading_scrapers, paired_bonds_config, raise_fd_limit,
+                      slow_frame_hex, start_flood, thread_id)
 from netlab import NetLab  # noqa: E402
 
 ETH_P_ALL = 0x0003
@@ -74,7 +81,8 @@ class ClassicBpf:
 # EtherType 0x8809, then subtype 1 and version 1 (a LACPDU), else drop.
 LACPDU_FILTER = ClassicBpf([(0x28, 0, 0, 12), (0x15, 0, 3, SLOW_PROTOCOLS), (0x28, 0, 0, 14),
                             (0x15, 0, 1, 0x0101), (0x06, 0, 0, 0xFFFF), (0x06, 0, 0, 0)])
-CASES = ("quiet", "burst", "slowloris", "cpu-hog", "flood", "flood-max")
+CASES = ("quiet", "burst", "slowloris", "cpu-hog", "flood", "flood-max", "non-readers", "xstats",
+         "held-stop")
 
 
 class LacpduGaps:
@@ -191,11 +199,46 @@ def all_distributing(socket_path):
                for m in bonds[bond]["members"])
 
 
+def non_reading_clients(socket_path, count, line, requests):
+    """`count` control-socket connections that each send `requests` of `line` and never read."""
+    clients = []
+    for _ in range(count):
+        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        client.connect(str(socket_path))
+        client.setblocking(False)
+        try:
+            client.send(frame(line) * requests)
+        except OSError:
+            pass  # a full buffer: what was sent waits, as a client that stopped reading's does
+        clients.append(client)
+    return clients
+
+
+def poll_xstats(socket_path, metrics_port, stop):
+    with ControlClient(socket_path, timeout_s=60) as client:
+        while not stop.is_set():
+            client.ask("text show port xstats")
+            with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics",
+                                        timeout=10) as response:
+                response.read()
+            stop.wait(0.05)
+
+
+def held_stops(socket_path, pid, stop):
+    worker = thread_id(pid, "rte-worker-1")  # EAL names it by lcore
+    with ControlClient(socket_path, timeout_s=60) as client:
+        while not stop.is_set():
+            asked = []
+            held(worker, 0.2, lambda: asked or asked.append(client.ask("text stop")))
+            client.ask("text start")
+            stop.wait(0.5)
+
+
 @contextlib.contextmanager
-def abuse(case, socket_path, metrics_port, links):
+def abuse(case, socket_path, metrics_port, links, pid):
     """Runs one case's abuse in the background for the body's duration."""
     stop = threading.Event()
-    workers, processes = [], []
+    workers, processes, sockets = [], [], []
     if case == "burst":
         def bursts():
             while not stop.is_set():
@@ -215,6 +258,16 @@ def abuse(case, socket_path, metrics_port, links):
         rate = 10000 if case == "flood" else None
         for subtype in (0x0A, 0x01):
             processes.append(start_flood(links[0][1], slow_frame_hex(subtype), rate))
+    elif case == "non-readers":
+        raise_fd_limit(2048)
+        sockets += non_reading_scrapers("127.0.0.1", metrics_port, 128)
+        sockets += non_reading_clients(socket_path, 16, "text show lacp detail", 100)
+    elif case == "xstats":
+        workers.append(threading.Thread(target=poll_xstats, daemon=True,
+                                        args=(socket_path, metrics_port, stop)))
+    elif case == "held-stop":
+        workers.append(threading.Thread(target=held_stops, daemon=True,
+                                        args=(socket_path, pid, stop)))
     for worker in workers:
         worker.start()
     try:
@@ -228,6 +281,8 @@ def abuse(case, socket_path, metrics_port, links):
             process.wait()
         for worker in workers:
             worker.join(180)
+        for sock in sockets:
+            sock.close()
 
 
 def measure(braid, cases, seconds, label, rt_priority=None):
@@ -266,7 +321,7 @@ def measure(braid, cases, seconds, label, rt_priority=None):
             missed_before = rx_missed(socket_path, "m0")
             mark = gaps.mark()
             prober = Prober(socket_path)
-            with abuse(case, socket_path, metrics_port, links):
+            with abuse(case, socket_path, metrics_port, links, process.pid):
                 time.sleep(seconds)
             # After the abuse has stopped: a burst already written is answered first (before
             # the protocol loop, that held LACP for as long).

@@ -6,6 +6,7 @@ import os
 import pathlib
 import re
 import subprocess
+import sys
 
 import pytest
 
@@ -86,6 +87,30 @@ def test_every_config_key_is_in_braid_yaml_5():
     documented = set(re.findall(r"\*\*([\w\[\].]+)\*\*", page))
     missing = [key for key in config_keys() if key not in documented]
     assert not missing, f"doc/man/braid.yaml.5.md lacks these keys of doc/config.md: {missing}"
+
+
+LIMITS_TOOL = os.environ.get("BRAID_CONFIG_LIMITS")
+
+
+@pytest.mark.skipif(LIMITS_TOOL is None, reason="BRAID_CONFIG_LIMITS (the config_limits tool) unset")
+def test_limits_tables_are_the_loaders_and_every_limited_key_is_documented():
+    """doc/config.md's and braid.yaml(5)'s limits tables are what the config loader checks (a
+    range changed in the code and not in the docs fails), and every key with a range is in
+    config.md's tables (so a new key cannot go undocumented)."""
+    sys.path.insert(0, str(pathlib.Path(__file__).parent))
+    import config_limits
+    table = config_limits.generated_table(LIMITS_TOOL)
+    for path in config_limits.DOCS:
+        assert config_limits.documented_table(path) == table, (
+            f"{path}: the limits table is not the loader's; run test/docs/config_limits.py "
+            "--update")
+    documented = set(config_keys())
+    limited = re.findall(r"^\| `([^`]+)` \|", table, re.M)
+    assert len(limited) > 50, table
+    # A list of numbers (workers.lcores) is checked element by element: `lcores[].lcore`.
+    missing = [key for key in limited
+               if key not in documented and re.sub(r"\[\]\.\w+$", "", key) not in documented]
+    assert not missing, f"keys the loader range-checks that doc/config.md does not name: {missing}"
 
 
 @pytest.mark.skipif(MAN_DIR is None, reason="no man pages built (pandoc missing at build time)")
