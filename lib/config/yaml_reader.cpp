@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
-#include <regex>
 #include <sstream>
 
 #include "config/config.hpp"
@@ -34,6 +33,25 @@ class DocumentStarts : public YAML::EventHandler {
  private:
   YAML::Mark last_ = YAML::Mark::null_mark();
 };
+
+// `bonds[0] "uplink".lacp.key` -> `bonds[].lacp.key`: a list entry's index and the name an error
+// message shows with it.
+std::string list_entries_unnamed(const std::string& path) {
+  std::string out;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    out += path[i];
+    if (path[i] != '[') continue;
+    std::size_t close = path.find(']', i);
+    if (close == std::string::npos) continue;
+    out += ']';
+    i = close;
+    if (path.compare(i + 1, 2, " \"") == 0) {
+      const std::size_t quote_end = path.find('"', i + 3);
+      if (quote_end != std::string::npos) i = quote_end;
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -100,8 +118,7 @@ std::uint64_t YamlReader::get_uint(const YAML::Node& map, std::string_view key,
                                    std::uint64_t fallback) const {
   const std::string path = std::string(where) + "." + std::string(key);
   if (limits_ != nullptr) {
-    const UintLimit limit{std::regex_replace(path, std::regex(R"(\[[0-9]+\]( "[^"]*")?)"), "[]"),
-                          min, max};
+    const UintLimit limit{list_entries_unnamed(path), min, max};
     if (std::none_of(limits_->begin(), limits_->end(),
                      [&](const UintLimit& known) { return known.path == limit.path; })) {
       limits_->push_back(limit);

@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <exception>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -29,11 +28,15 @@ int main(int argc, char** argv) {
   text << file.rdbuf();
   try {
     // Health signals share their ranges: one row for signals.NAME (config.md's spelling).
-    const std::regex signal(R"(\.signals\.[a-z_]+\.)");
     std::vector<std::string> rows;
     for (const braid::config::UintLimit& limit : braid::config::config_limits(text.str())) {
-      const std::string row = "| `" + std::regex_replace(limit.path, signal, ".signals.NAME.") +
-                              "` | " + std::to_string(limit.min) + ".." +
+      std::string path = limit.path;
+      if (const std::size_t at = path.find(".signals."); at != std::string::npos) {
+        const std::size_t name = at + std::string(".signals.").size();
+        const std::size_t end = path.find('.', name);
+        if (end != std::string::npos) path.replace(name, end - name, "NAME");
+      }
+      const std::string row = "| `" + path + "` | " + std::to_string(limit.min) + ".." +
                               std::to_string(limit.max) + " |";
       if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
     }
