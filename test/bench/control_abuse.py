@@ -26,6 +26,14 @@ the protocol loop, and --after):
   xstats     `show port xstats` (every port) and a /metrics scrape, 20 times a second
   held-stop  the worker held still with ptrace (as a PMD stuck in a burst) while `stop` is
              asked, released 200 ms later, then `start`; every 0.7 s
+  slow-log   braid's stdout and stderr on a pipe nobody reads (a stuck terminal or journald)
+             while member m1 of uplink is set down and up again and again (each flap a few
+             lines of log); a braid of its own, and LACP measured on link 0 only (m1's own
+             LACPDUs stop while it is down)
+
+Both bonds also run micro-BFD (50 ms x 5: a worker held 200 ms delays the BFD packets it
+receives, and detection must outlast that) on every member: per case, how many BFD transmissions
+the protocol loop served later than their interval (`show control`, bfd_transmit `late`).
 
 Also per case: the worst reply time of a second client asking `show bond` every 100 ms (and
 how many requests it got no reply to within 10 s), and how many times either bond's
@@ -82,7 +90,9 @@ class ClassicBpf:
 LACPDU_FILTER = ClassicBpf([(0x28, 0, 0, 12), (0x15, 0, 3, SLOW_PROTOCOLS), (0x28, 0, 0, 14),
                             (0x15, 0, 1, 0x0101), (0x06, 0, 0, 0xFFFF), (0x06, 0, 0, 0)])
 CASES = ("quiet", "burst", "slowloris", "cpu-hog", "flood", "flood-max", "non-readers", "xstats",
-         "held-stop")
+         "held-stop", "slow-log")
+# Cases that need a braid of their own, started differently.
+OWN_PROCESS = {"slow-log": {"log_to_pipe": True}}
 
 
 class LacpduGaps:
@@ -125,13 +135,15 @@ class LacpduGaps:
     def mark(self):
         return {name: len(times) for name, times in self.arrivals.items()}
 
-    def worst_late_ms(self, since, until):
+    def worst_late_ms(self, since, until, only=None):
         """The longest wait for a LACPDU on one link between mark() `since` and `until` (a
         CLOCK_REALTIME time, as the kernel stamps), counted from the last LACPDU before the mark
         and up to `until` when none came since, less the fast periodic time, in ms; and the
-        number of LACPDUs counted."""
+        number of LACPDUs counted. `only`: these interfaces (default all)."""
         worst, count = 0.0, 0
         for name, times in self.arrivals.items():
+            if only is not None and name not in only:
+                continue
             window = [stamp for stamp in times[max(0, since[name] - 1):] if stamp <= until]
             count += len(window) - (1 if since[name] > 0 else 0)
             for earlier, later in zip(window, window[1:] + [until]):
@@ -224,6 +236,20 @@ def poll_xstats(socket_path, metrics_port, stop):
             stop.wait(0.05)
 
 
+def member_flaps(socket_path, stop):
+    with ControlClient(socket_path, timeout_s=60) as client:
+        while not stop.is_set():
+            client.ask("text set member m1 down")
+            client.ask("text set member m1 up")
+            stop.wait(0.05)
+
+
+def bfd_late(socket_path):
+    with ControlClient(socket_path, timeout_s=60) as client:
+        control = client.json("show control")
+    return next(row["late"] for row in control["deadlines"] if row["deadline"] == "bfd_transmit")
+
+
 def held_stops(socket_path, pid, stop):
     worker = thread_id(pid, "rte-worker-1")  # EAL names it by lcore
     with ControlClient(socket_path, timeout_s=60) as client:
@@ -265,6 +291,9 @@ def abuse(case, socket_path, metrics_port, links, pid):
     elif case == "xstats":
         workers.append(threading.Thread(target=poll_xstats, daemon=True,
                                         args=(socket_path, metrics_port, stop)))
+    elif case == "slow-log":
+        workers.append(threading.Thread(target=member_flaps, daemon=True,
+                                        args=(socket_path, stop)))
     elif case == "held-stop":
         workers.append(threading.Thread(target=held_stops, daemon=True,
                                         args=(socket_path, pid, stop)))
@@ -285,7 +314,16 @@ def abuse(case, socket_path, metrics_port, links, pid):
             sock.close()
 
 
-def measure(braid, cases, seconds, label, rt_priority=None):
+def with_bfd(config):
+    """Micro-BFD (50 ms x 5) on both bonds, each the other's peer."""
+    config = config.replace("lacp: {rate: fast}}", "lacp: {rate: fast},\n      bfd: {mode: micro, "
+                            "local_ip: 10.0.0.1, remote_ip: 10.0.0.2, detect_mult: 5}}", 1)
+    return config.replace("lacp: {rate: fast, system_priority: 100}}",
+                          "lacp: {rate: fast, system_priority: 100},\n      bfd: {mode: micro, "
+                          "local_ip: 10.0.0.2, remote_ip: 10.0.0.1, detect_mult: 5}}", 1)
+
+
+def measure(braid, cases, seconds, label, rt_priority=None, log_to_pipe=False):
     lab = NetLab().create()
     directory = pathlib.Path(tempfile.mkdtemp(prefix="braid-abuse-bench-"))
     tag = f"ab{os.getpid()}{label[0]}"
@@ -300,11 +338,13 @@ def measure(braid, cases, seconds, label, rt_priority=None):
     try:
         for a, b in links:
             lab.veth(a, b)
-        config = paired_bonds_config(links, socket_path, metrics_port, tag)
+        config = with_bfd(paired_bonds_config(links, socket_path, metrics_port, tag))
+        assert config.count("bfd:") == 2, config
         if rt_priority:
             config = config.replace("control:\n", f"control:\n  protocol_rt_priority: {rt_priority}\n")
         (directory / "braid.yaml").write_text(config)
-        log = open(directory / "braid.log", "w")
+        # slow-log: a pipe nobody reads (its 64 KiB fill and every later write would block).
+        log = subprocess.PIPE if log_to_pipe else open(directory / "braid.log", "w")
         process = subprocess.Popen([braid, "--config", str(directory / "braid.yaml"),
                                     "--stats-interval", "0", "--", f"--file-prefix={prefix}"],
                                    stdout=log, stderr=subprocess.STDOUT)
@@ -319,6 +359,7 @@ def measure(braid, cases, seconds, label, rt_priority=None):
             time.sleep(2)
             before = table_generations(socket_path)
             missed_before = rx_missed(socket_path, "m0")
+            bfd_before = bfd_late(socket_path)
             mark = gaps.mark()
             prober = Prober(socket_path)
             with abuse(case, socket_path, metrics_port, links, process.pid):
@@ -327,14 +368,16 @@ def measure(braid, cases, seconds, label, rt_priority=None):
             # the protocol loop, that held LACP for as long).
             until = time.time()
             prober.close()
-            late_ms, count = gaps.worst_late_ms(mark, until)
+            late_ms, count = gaps.worst_late_ms(
+                mark, until, only=set(links[0]) if case == "slow-log" else None)
             after = table_generations(socket_path)
             changes = sum(after[b] - before[b] for b in before)
             missed = rx_missed(socket_path, "m0") - missed_before
-            rows[case] = (late_ms, count, prober.worst_s * 1000, prober.failed, changes)
-            print(f"{label} {case}: LACP worst {late_ms:.0f} ms late ({count} frames); "
-                  f"show bond worst {prober.worst_s * 1000:.0f} ms, {prober.failed} unanswered; "
-                  f"{changes} table changes; m0 rx_missed +{missed}", flush=True)
+            bfd = bfd_late(socket_path) - bfd_before
+            rows[case] = (late_ms, count, prober.worst_s * 1000, prober.failed, changes, bfd)
+            print(f"{label} {case}: LACP worst {late_ms:.0f} ms late ({count} frames); BFD "
+                  f"{bfd} late; show bond worst {prober.worst_s * 1000:.0f} ms, {prober.failed} "
+                  f"unanswered; {changes} table changes; m0 rx_missed +{missed}", flush=True)
         gaps.close()
     finally:
         if process is not None and process.poll() is None:
@@ -365,21 +408,28 @@ def main():
     if unknown:
         parser.error(f"unknown case(s) {', '.join(sorted(unknown))}; known: {', '.join(CASES)}")
     runs = [("after", args.after)] + ([("before", args.before)] if args.before else [])
-    results = {label: measure(binary, cases, args.seconds, label) for label, binary in runs}
+    results = {}
+    for label, binary in runs:
+        shared = [case for case in cases if case not in OWN_PROCESS]
+        results[label] = measure(binary, shared, args.seconds, label) if shared else {}
+        for case in [case for case in cases if case in OWN_PROCESS]:
+            results[label].update(measure(binary, [case], args.seconds, label,
+                                          **OWN_PROCESS[case]))
     labels = [label for label, _ in runs]
     if args.rt_priority and "cpu-hog" in cases:
         rt = measure(args.after, ["cpu-hog"], args.seconds, "after-rt", args.rt_priority)
         print(f"after with protocol_rt_priority {args.rt_priority}, cpu-hog: LACP worst "
               f"{rt['cpu-hog'][0]:.0f} ms late; show bond worst {rt['cpu-hog'][2]:.0f} ms "
               f"({rt['cpu-hog'][3]} unanswered); {rt['cpu-hog'][4]} table changes")
-    print("\n| case | " + " | ".join(f"{l}: LACP worst late ms | {l}: show bond worst ms "
-                                      f"(unanswered) | {l}: table changes" for l in labels) + " |")
-    print("|---|" + "---:|---:|---:|" * len(labels))
+    print("\n| case | " + " | ".join(f"{l}: LACP worst late ms | {l}: BFD late | {l}: show bond "
+                                      f"worst ms (unanswered) | {l}: table changes"
+                                      for l in labels) + " |")
+    print("|---|" + "---:|---:|---:|---:|" * len(labels))
     for case in cases:
         cells = []
         for label in labels:
-            late, _, worst, failed, changes = results[label][case]
-            cells += [f"{late:.0f}", f"{worst:.0f} ({failed})", str(changes)]
+            late, _, worst, failed, changes, bfd = results[label][case]
+            cells += [f"{late:.0f}", str(bfd), f"{worst:.0f} ({failed})", str(changes)]
         print(f"| {case} | " + " | ".join(cells) + " |")
 
 
