@@ -27,8 +27,9 @@ the protocol loop, and --after):
   held-stop  the worker held still with ptrace (as a PMD stuck in a burst) while `stop` is
              asked, released 200 ms later, then `start`; every 0.7 s
   slow-log   braid's stdout and stderr on a pipe nobody reads (a stuck terminal or journald)
-             while member m1 of uplink is set down and up again and again (each flap a few
-             lines of log); a braid of its own, and LACP measured on link 0 only (m1's own
+             while member m1 of uplink is set down and up 400 times (each flap a few lines of
+             log: more than the pipe's 64 KiB), for --seconds or until the 400 are done (at
+             most 90 s); a braid of its own, and LACP measured on link 0 only (m1's own
              LACPDUs stop while it is down)
 
 Both bonds also run micro-BFD (50 ms x 5: a worker held 200 ms delays the BFD packets it
@@ -122,6 +123,8 @@ class LacpduGaps:
                 data, ancillary, _, address = sock.recvmsg(128, 64)
             except socket.timeout:
                 continue
+            except OSError:
+                return  # the veth went away (the lab is being torn down)
             if address[2] == PACKET_OUTGOING or len(data) < 16:
                 continue
             # A LACPDU: subtype 1, version 1 (the flood's malformed ones say version 0).
@@ -236,18 +239,25 @@ def poll_xstats(socket_path, metrics_port, stop):
             stop.wait(0.05)
 
 
-def member_flaps(socket_path, stop):
+SLOW_LOG_FLAPS = 400
+
+
+def member_flaps(socket_path, stop, finished):
     with ControlClient(socket_path, timeout_s=60) as client:
-        while not stop.is_set():
+        for _ in range(SLOW_LOG_FLAPS):
+            if stop.is_set():
+                return
             client.ask("text set member m1 down")
             client.ask("text set member m1 up")
-            stop.wait(0.05)
+    finished.set()
 
 
 def bfd_late(socket_path):
     with ControlClient(socket_path, timeout_s=60) as client:
         control = client.json("show control")
-    return next(row["late"] for row in control["deadlines"] if row["deadline"] == "bfd_transmit")
+    # None where the binary does not measure BFD deadlines (before issue 33).
+    return next((row["late"] for row in control["deadlines"]
+                 if row["deadline"] == "bfd_transmit"), None)
 
 
 def held_stops(socket_path, pid, stop):
@@ -264,6 +274,7 @@ def held_stops(socket_path, pid, stop):
 def abuse(case, socket_path, metrics_port, links, pid):
     """Runs one case's abuse in the background for the body's duration."""
     stop = threading.Event()
+    finished = threading.Event()  # slow-log: the flaps are done
     workers, processes, sockets = [], [], []
     if case == "burst":
         def bursts():
@@ -293,14 +304,14 @@ def abuse(case, socket_path, metrics_port, links, pid):
                                         args=(socket_path, metrics_port, stop)))
     elif case == "slow-log":
         workers.append(threading.Thread(target=member_flaps, daemon=True,
-                                        args=(socket_path, stop)))
+                                        args=(socket_path, stop, finished)))
     elif case == "held-stop":
         workers.append(threading.Thread(target=held_stops, daemon=True,
                                         args=(socket_path, pid, stop)))
     for worker in workers:
         worker.start()
     try:
-        yield
+        yield finished if case == "slow-log" else None
     finally:
         stop.set()
         if case == "slowloris":
@@ -362,18 +373,33 @@ def measure(braid, cases, seconds, label, rt_priority=None, log_to_pipe=False):
             bfd_before = bfd_late(socket_path)
             mark = gaps.mark()
             prober = Prober(socket_path)
-            with abuse(case, socket_path, metrics_port, links, process.pid):
-                time.sleep(seconds)
+            with abuse(case, socket_path, metrics_port, links, process.pid) as finished:
+                if finished is None:
+                    time.sleep(seconds)
+                else:
+                    time.sleep(seconds)
+                    finished.wait(90 - seconds)
             # After the abuse has stopped: a burst already written is answered first (before
             # the protocol loop, that held LACP for as long).
             until = time.time()
             prober.close()
             late_ms, count = gaps.worst_late_ms(
                 mark, until, only=set(links[0]) if case == "slow-log" else None)
-            after = table_generations(socket_path)
-            changes = sum(after[b] - before[b] for b in before)
-            missed = rx_missed(socket_path, "m0") - missed_before
-            bfd = bfd_late(socket_path) - bfd_before
+            try:
+                after = table_generations(socket_path)
+                changes = sum(after[b] - before[b] for b in before)
+                missed = rx_missed(socket_path, "m0") - missed_before
+                bfd_after = bfd_late(socket_path)
+                bfd = "-" if bfd_before is None else bfd_after - bfd_before
+            except (OSError, AssertionError):
+                # braid no longer answers (a blocked log write held its protocol loop): what
+                # the LACPDUs on the wire and the prober saw is the result; nothing runs after.
+                changes = missed = bfd = "no answer"
+                rows[case] = (late_ms, count, prober.worst_s * 1000, prober.failed, changes, bfd)
+                print(f"{label} {case}: LACP worst {late_ms:.0f} ms late ({count} frames); "
+                      f"show bond worst {prober.worst_s * 1000:.0f} ms, {prober.failed} "
+                      "unanswered; braid stopped answering", flush=True)
+                break
             rows[case] = (late_ms, count, prober.worst_s * 1000, prober.failed, changes, bfd)
             print(f"{label} {case}: LACP worst {late_ms:.0f} ms late ({count} frames); BFD "
                   f"{bfd} late; show bond worst {prober.worst_s * 1000:.0f} ms, {prober.failed} "
