@@ -180,6 +180,10 @@ struct HealthConfig {
   std::array<bool, health::kSignalCount> xstats_set{};  // configured (an empty list: none)
 };
 
+// The most members a bond may have (each worker keeps a TX buffer per member in a fixed array:
+// bond::kMaxMembers, which is this).
+inline constexpr std::size_t kMaxBondMembers = 16;
+
 struct BondConfig {
   std::string name;
   std::vector<std::string> members;  // port names

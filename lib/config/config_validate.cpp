@@ -106,6 +106,11 @@ void validate_bonds(const Config& config, Names& index) {
       fail(config, where, "a bond cannot have the name of a port");
     }
     if (bond.members.empty()) fail(config, where, "a bond needs at least one member");
+    if (bond.members.size() > kMaxBondMembers) {
+      fail(config, where,
+           "a bond has at most " + std::to_string(kMaxBondMembers) + " members, this one " +
+               std::to_string(bond.members.size()) + " (make two bonds)");
+    }
     for (const std::string& member : bond.members) {
       if (index.port(member) == nullptr) {
         fail(config, where,

@@ -11,10 +11,11 @@
 
 #include "bond/bucket_assignment.hpp"
 #include "classify/class_spec.hpp"
+#include "config/config.hpp"
 
 namespace braid::bond {
 
-inline constexpr std::size_t kMaxMembers = 16;
+inline constexpr std::size_t kMaxMembers = config::kMaxBondMembers;
 
 struct BondTable {
   std::uint64_t generation = 0;
