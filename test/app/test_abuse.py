@@ -562,7 +562,9 @@ def test_non_reading_braidctl_clients_do_not_lock_it_out(demo):
     evicted = after["socket_evicted_idle"] - before["socket_evicted_idle"]
     print(f"\nnon-reading clients: braidctl answered {waited:.1f} s after they stopped reading "
           f"(its own request took {seconds * 1000:.0f} ms); {evicted} evicted")
-    assert evicted >= 2, (before, after)  # one for braidctl, one for the client that asked
+    # One for braidctl; the connection that asked for `after` needs another only when braid had
+    # not yet seen braidctl close its own (a race: 2 in one full run, 1 in the next).
+    assert evicted >= 1, (before, after)
 
 
 def metric_values(port, *families):
