@@ -310,10 +310,27 @@ class Rig:
     def wait_lacp_up(self, timeout_s=20):
         """Waits until both sides collect and distribute on both members; returns the seconds."""
         start = time.monotonic()
-        wait_until(self.both_sides_up, timeout_s, 0.1, "LACP up on both members, both sides")
+        try:
+            wait_until(self.both_sides_up, timeout_s, 0.1, "LACP up on both members, both sides")
+        except AssertionError as timed_out:
+            raise AssertionError(f"{timed_out}\n{self.describe_lacp()}") from None
         up_s = time.monotonic() - start
         self.partner.spread()
         return up_s
+
+    def describe_lacp(self):
+        """Both sides as they stand (for a failure's message): braid's LACP ports, its members'
+        service and health, the last bond events, and the partner's actor states."""
+        lines = [f"braid distributing: {sorted(self.braid.distributing())}"]
+        for port, state in self.braid.lacp_ports().items():
+            lines.append(f"braid lacp {port}: {state}")
+        for command in (("show", "health"), ("show", "bond")):
+            lines.append(self.braid.ctl(*command, check=False).stdout[-3000:])
+        try:
+            lines.append(f"partner actor states: {self.partner.actor_states()}")
+        except Exception as error:  # noqa: BLE001 - a description must not hide the failure
+            lines.append(f"partner: {error!r}")
+        return "\n".join(lines)
 
     def learn_macs(self):
         """A few frames each way so that OVS's MAC learning knows both test hosts (before, its
