@@ -169,12 +169,13 @@ std::uint64_t MetricsServer::next_deadline_ns() const {
 // Which connection makes room first (lower goes first): one that is done and only waits for its
 // client to close; one still sending its request after kRequestGraceNs, the oldest first (a
 // slowloris); an answered one whose client has read nothing for kRequestGraceNs, the one that
-// read least first (a client that does not read); a young one still sending its request or
-// one waiting for a render; last, an answer still being read, the least read first.
+// read least first (a client that does not read); a young one still sending its request; an
+// answer still being read, the least read first; last, a whole request waiting (at most
+// kRenderWaitNs) for its render: a scrape that did everything right is never the one to go.
 void MetricsServer::make_room(const std::string* peer, std::uint64_t now_ns) {
   const auto rank = [now_ns](const Connection& c) -> std::pair<int, std::uint64_t> {
     if (c.lingering_ns != 0) return {0, c.lingering_ns};
-    if (c.asked_ns != 0) return {3, c.opened_ns};
+    if (c.asked_ns != 0) return {5, c.opened_ns};
     if (!c.response) return {now_ns - c.opened_ns >= kRequestGraceNs ? 1 : 3, c.opened_ns};
     return {now_ns - c.progress_ns >= kRequestGraceNs ? 2 : 4, c.written};
   };

@@ -9,12 +9,13 @@
 // is at most kMaxRequestBytes, and a newcomer always finds a slot: with kMaxConnections open (or
 // kMaxPerPeer from its address) one is closed for it, first a finished one lingering for its
 // client's close, then one sending its request for longer than kRequestGraceNs (slowloris), then
-// the answered one that has read the least of its answer (a client that never reads), so
-// neither 500 slowloris connections nor 128 scrapers that never read can keep the kubelet's
-// probe out. After an answer braid half-closes and reads what the client still sends until it
-// closes (at most kLingerNs), so bytes it sent late do not turn the close into a reset that
-// would discard the end of the answer. (cpp-httplib, used before, gives every connection a pool
-// thread for as long as it dribbles bytes: eight slow clients stopped every scrape.)
+// the answered one that has read the least of its answer (a client that never reads), and
+// never a whole request waiting for its render, so neither 500 slowloris connections nor 128
+// scrapers that never read can keep the kubelet's probe out. After an answer braid half-closes and
+// reads what the client still sends until it closes (at most kLingerNs), so bytes it sent late do
+// not turn the close into a reset that would discard the end of the answer. (cpp-httplib, used
+// before, gives every connection a pool thread for as long as it dribbles bytes: eight slow clients
+// stopped every scrape.)
 #pragma once
 
 #include <poll.h>

@@ -34,7 +34,7 @@ import pytest
 from abuselib import (ControlClient, NonReader, PipelinedBurst, Slowloris, WindowedLoad,
                       event_window, frame, http_exchange, lateness_ms, non_reading_scrapers,
                       open_idle_connections, paired_bonds_config, pending_eof, pending_reply,
-                      raise_fd_limit, show_control, slow_frame_hex, start_flood, vm_rss_kib,
+                      held, raise_fd_limit, show_control, slow_frame_hex, start_flood, vm_rss_kib,
                       write_slow_protocols_pcap)
 from braidlib import BRAID, BRAIDCTL, free_port, running_braid, stop
 
@@ -458,6 +458,46 @@ def test_slowloris_does_not_keep_a_scrape_out(demo):
           + ", ".join(f"{s * 1000:.0f}" for s in scrapes) + " ms")
     assert max(scrapes) < 2.0, scrapes
     assert loris.closed_by_server > 0  # braid did close them (eviction, header deadline)
+
+
+def test_a_scrape_waiting_for_its_render_is_never_closed_for_newcomers(demo):
+    """A scrape parks until the protocol loop renders /metrics for it (at most 500 ms). Held
+    there (the loop stopped with ptrace), it must not be the connection braid closes to make
+    room for a burst of newcomers from the same address: it sent a whole request and waits on
+    braid. (Ranked with the young half-sent requests, it was the oldest of them and went first:
+    the slowloris test lost a scrape that way once in a full run.)"""
+    raise_fd_limit(2048)
+    port = demo["metrics_port"]
+    result = {}
+
+    def scrape():
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
+                result["status"], result["body"] = reply.status, reply.read().decode()
+        except OSError as error:
+            result["error"] = repr(error)
+
+    scraper = threading.Thread(target=scrape)
+    newcomers = []
+
+    def during():
+        if newcomers:
+            return
+        scraper.start()
+        time.sleep(0.1)  # braid has its request, and waits for a render the loop cannot run
+        for _ in range(200):  # more than the 64 one address may hold, all within a moment
+            sock = socket.create_connection(("127.0.0.1", port))
+            sock.sendall(b"GET /metr")
+            newcomers.append(sock)
+
+    try:
+        held(demo["process"].pid, 0.6, during)  # the main thread: the protocol loop
+        scraper.join(10)
+    finally:
+        for sock in newcomers:
+            sock.close()
+    assert result.get("status") == 200, result
+    assert re.search(r"^braid_up 1$", result["body"], re.M)
 
 
 def test_non_reading_scrapers_leave_healthz_answering(demo):
