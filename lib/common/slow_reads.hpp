@@ -72,10 +72,6 @@ class SlowReads {
     wake_.notify_one();
     if (thread_.joinable()) thread_.join();
   }
-  std::size_t waiting() const {
-    std::lock_guard lock(mutex_);
-    return posted_.size();
-  }
   // How long each kind of read took (any thread: a copy under the lock).
   std::vector<JobDurations::Row> durations(std::uint64_t now_ns) const {
     std::lock_guard lock(mutex_);

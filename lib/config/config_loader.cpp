@@ -541,31 +541,7 @@ void read_metrics(const YamlReader& in, const YAML::Node& node, MetricsConfig& m
   }
 }
 
-}  // namespace
-
-namespace {
-
-Config parse_with(YamlReader& in, std::string_view yaml_text, const std::string& origin);
-
-}  // namespace
-
-Config parse_config(std::string_view yaml_text, std::string origin) {
-  YamlReader in(origin);
-  return parse_with(in, yaml_text, origin);
-}
-
-std::vector<UintLimit> config_limits(std::string_view yaml_text) {
-  YamlReader in("limits reference");
-  std::vector<UintLimit> limits;
-  in.record_limits(&limits);
-  parse_with(in, yaml_text, "limits reference");
-  std::sort(limits.begin(), limits.end(),
-            [](const UintLimit& a, const UintLimit& b) { return a.path < b.path; });
-  return limits;
-}
-
-namespace {
-
+// The whole config read through `in` (parse_config, and config_limits with its recorder).
 Config parse_with(YamlReader& in, std::string_view yaml_text, const std::string& origin) {
   YAML::Node root;
   try {
@@ -622,6 +598,21 @@ Config parse_with(YamlReader& in, std::string_view yaml_text, const std::string&
 }
 
 }  // namespace
+
+Config parse_config(std::string_view yaml_text, std::string origin) {
+  YamlReader in(origin);
+  return parse_with(in, yaml_text, origin);
+}
+
+std::vector<UintLimit> config_limits(std::string_view yaml_text) {
+  YamlReader in("limits reference");
+  std::vector<UintLimit> limits;
+  in.record_limits(&limits);
+  parse_with(in, yaml_text, "limits reference");
+  std::sort(limits.begin(), limits.end(),
+            [](const UintLimit& a, const UintLimit& b) { return a.path < b.path; });
+  return limits;
+}
 
 Config load_config_file(const std::string& path) {
   return parse_config(read_config_file(path), path);

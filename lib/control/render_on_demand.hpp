@@ -62,7 +62,6 @@ class RenderOnDemand : public std::enable_shared_from_this<RenderOnDemand<Result
     publish_(std::move(result), started_ns);
   }
   std::uint64_t rendered_ns() const { return rendered_ns_; }  // 0: never
-  const std::string& kind() const { return kind_; }
 
  private:
   std::string kind_;

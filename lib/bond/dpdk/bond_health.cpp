@@ -113,11 +113,9 @@ bool BondHealth::run(std::uint64_t now_ns, const FactsOf& facts, const ExtraSign
   if (now_ns >= next_sample_ns_) {
     next_sample_ns_ = now_ns + kSampleIntervalNs;
     if (reads_ == nullptr) return update_sampled(now_ns, facts, extra, read_all_counters());
-    if (pending_.under_way() ||
-        !pending_.start(
-            *reads_, "health counters", [this] { return read_all_counters(); }, loop_)) {
-      ++samples_skipped_;
-    }
+    // A read still under way (it took over a second) makes this tick's the one it brings.
+    pending_.start(
+        *reads_, "health counters", [this] { return read_all_counters(); }, loop_);
     return changed;
   }
   const bool due = std::any_of(members_.begin(), members_.end(), [now_ns](const Member& member) {

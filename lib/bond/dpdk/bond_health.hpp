@@ -56,8 +56,6 @@ class BondHealth {
   bool update_all(std::uint64_t now_ns, const FactsOf& facts);
   std::uint64_t next_deadline_ns() const;
   void restart_sampling(std::uint64_t now_ns) { next_sample_ns_ = now_ns; }
-  // Sampling ticks that found the previous read still under way (it took over a second).
-  std::uint64_t samples_skipped() const { return samples_skipped_; }
 
   // BFD's verdict on member m (kNotConfigured until BFD runs); true when it changed.
   bool set_bfd(std::size_t m, health::BfdStatus status);
@@ -97,7 +95,6 @@ class BondHealth {
   SlowReads* reads_ = nullptr;
   const Waker* loop_ = nullptr;
   PendingRead<std::vector<health::CounterSnapshot>> pending_;
-  std::uint64_t samples_skipped_ = 0;
 };
 
 }  // namespace braid::bond
