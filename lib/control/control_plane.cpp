@@ -137,6 +137,7 @@ void ControlPlane::register_builtin_commands() {
           const MetricsServerCounters& h = metrics_server_->counters();
           out.value("http_served", h.served.load());
           out.value("http_evicted", h.evicted.load());
+          out.value("http_refused", h.refused.load());
           out.value("http_header_timeouts", h.header_timeouts.load());
           out.value("http_write_timeouts", h.write_timeouts.load());
           out.value("http_bad_requests", h.bad_requests.load());

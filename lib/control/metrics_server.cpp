@@ -19,6 +19,7 @@ namespace {
 constexpr std::size_t kReadChunk = 4096;
 constexpr unsigned kAcceptsPerPoll = 64;
 constexpr int kListenBacklog = 128;
+constexpr int kNever = 5;  // make_room's rank of a connection it must not close
 
 std::string_view reason_phrase(int status) {
   switch (status) {
@@ -169,25 +170,34 @@ std::uint64_t MetricsServer::next_deadline_ns() const {
 // Which connection makes room first (lower goes first): one that is done and only waits for its
 // client to close; one still sending its request after kRequestGraceNs, the oldest first (a
 // slowloris); an answered one whose client has read nothing for kRequestGraceNs, the one that
-// read least first (a client that does not read); a young one still sending its request; an
-// answer still being read, the least read first; last, a whole request waiting (at most
-// kRenderWaitNs) for its render: a scrape that did everything right is never the one to go.
-void MetricsServer::make_room(const std::string* peer, std::uint64_t now_ns) {
+// read least first (a client that does not read); one still sending its request after
+// kArrivalGraceNs, the oldest first; an answer still being read, the least read first. Never
+// one younger than kArrivalGraceNs still sending its request (its request may be on its way:
+// evicting the oldest newcomer first let a burst of 64 newcomers in one poll close a scrape
+// accepted a poll earlier whose request had not arrived yet), nor a whole request waiting (at
+// most kRenderWaitNs) for its render: a scrape that did everything right is never the one to
+// go. When only those are left, the newcomer is the one refused.
+bool MetricsServer::make_room(const std::string* peer, std::uint64_t now_ns) {
   const auto rank = [now_ns](const Connection& c) -> std::pair<int, std::uint64_t> {
     if (c.lingering_ns != 0) return {0, c.lingering_ns};
-    if (c.asked_ns != 0) return {5, c.opened_ns};
-    if (!c.response) return {now_ns - c.opened_ns >= kRequestGraceNs ? 1 : 3, c.opened_ns};
+    if (c.asked_ns != 0) return {kNever, c.opened_ns};
+    if (!c.response) {
+      const std::uint64_t age = now_ns - c.opened_ns;
+      return {age >= kRequestGraceNs ? 1 : age >= kArrivalGraceNs ? 3 : kNever, c.opened_ns};
+    }
     return {now_ns - c.progress_ns >= kRequestGraceNs ? 2 : 4, c.written};
   };
   auto victim = connections_.end();
   for (auto it = connections_.begin(); it != connections_.end(); ++it) {
     if (peer != nullptr && it->peer != *peer) continue;
+    if (rank(*it).first == kNever) continue;
     if (victim == connections_.end() || rank(*it) < rank(*victim)) victim = it;
   }
-  if (victim == connections_.end()) return;
+  if (victim == connections_.end()) return false;
   ::close(victim->fd);
   connections_.erase(victim);
   counters_.evicted.fetch_add(1, std::memory_order_relaxed);
+  return true;
 }
 
 void MetricsServer::accept_connections(std::uint64_t now_ns) {
@@ -204,12 +214,22 @@ void MetricsServer::accept_connections(std::uint64_t now_ns) {
     const auto from_peer = static_cast<std::size_t>(
         std::count_if(connections_.begin(), connections_.end(),
                       [&](const Connection& c) { return c.peer == connection.peer; }));
-    if (from_peer >= kMaxPerPeer)
-      make_room(&connection.peer, now_ns);
-    else if (connections_.size() >= kMaxConnections)
-      make_room(nullptr, now_ns);
-    connections_.push_back(std::move(connection));
     counters_.connections.fetch_add(1, std::memory_order_relaxed);
+    const bool room = from_peer >= kMaxPerPeer                 ? make_room(&connection.peer, now_ns)
+                      : connections_.size() >= kMaxConnections ? make_room(nullptr, now_ns)
+                                                               : true;
+    if (!room) {
+      counters_.refused.fetch_add(1, std::memory_order_relaxed);
+      ::close(fd);
+      continue;
+    }
+    // Its request is often here already (it waited in the backlog): read it now, before a
+    // newcomer accepted after it in this same poll looks for room.
+    connections_.push_back(std::move(connection));
+    if (!serve(connections_.back(), now_ns)) {
+      ::close(fd);
+      connections_.pop_back();
+    }
   }
 }
 

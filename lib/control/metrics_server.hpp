@@ -6,14 +6,16 @@
 // the protocol loop has rendered something newer for it (control/render_on_demand.hpp). Slow or
 // hostile clients cost nothing: a connection must deliver its request headers within
 // kHeaderTimeoutNs, keep reading its answer (no progress for kWriteStallNs closes it), a request
-// is at most kMaxRequestBytes, and a newcomer always finds a slot: with kMaxConnections open (or
+// is at most kMaxRequestBytes, and a newcomer finds a slot: with kMaxConnections open (or
 // kMaxPerPeer from its address) one is closed for it, first a finished one lingering for its
 // client's close, then one sending its request for longer than kRequestGraceNs (slowloris), then
 // the answered one that has read the least of its answer (a client that never reads), and
-// never a whole request waiting for its render, so neither 500 slowloris connections nor 128
-// scrapers that never read can keep the kubelet's probe out. After an answer braid half-closes and
-// reads what the client still sends until it closes (at most kLingerNs), so bytes it sent late do
-// not turn the close into a reset that would discard the end of the answer. (cpp-httplib, used
+// never a whole request waiting for its render nor one younger than kArrivalGraceNs still sending
+// its request (only when every slot is one of those is the newcomer refused), so neither 500
+// slowloris connections nor 128 scrapers that never read can keep the kubelet's probe out. After
+// an answer braid half-closes and reads what the client still sends until it closes (at most
+// kLingerNs), so bytes it sent late do not turn the close into a reset that would discard the end
+// of the answer. (cpp-httplib, used
 // before, gives every connection a pool thread for as long as it dribbles bytes: eight slow clients
 // stopped every scrape.)
 #pragma once
@@ -51,7 +53,10 @@ struct MetricsServerCounters {
   std::atomic<std::uint64_t> header_timeouts{0};
   std::atomic<std::uint64_t> write_timeouts{0};  // the client stopped reading its answer
   std::atomic<std::uint64_t> evicted{0};         // closed to make room for a newer connection
-  std::atomic<std::uint64_t> bad_requests{0};    // malformed, too large, or not GET/HEAD
+  // New connections closed at once: every slot (of their address) was a request just arriving
+  // or one waiting for its render.
+  std::atomic<std::uint64_t> refused{0};
+  std::atomic<std::uint64_t> bad_requests{0};  // malformed, too large, or not GET/HEAD
 };
 
 // A plain-text answer to GET <path> (status 200 or 503, say).
@@ -75,6 +80,9 @@ class MetricsServer {
   static constexpr std::size_t kMaxRequestBytes = 8192;
   static constexpr std::uint64_t kHeaderTimeoutNs = 2'000'000'000;
   static constexpr std::uint64_t kRequestGraceNs = 100'000'000;
+  // A connection this young still sending its request is never closed for a newcomer: its
+  // request may be on its way.
+  static constexpr std::uint64_t kArrivalGraceNs = 50'000'000;
   static constexpr std::uint64_t kWriteStallNs = 2'000'000'000;
   static constexpr std::uint64_t kLingerNs = 2'000'000'000;
   static constexpr std::uint64_t kRenderWaitNs = 500'000'000;
@@ -130,8 +138,9 @@ class MetricsServer {
   bool linger(Connection& connection, std::uint64_t now_ns);        // false: close it
   // False while the request waits for a render (see Wait).
   bool answer(Connection& connection, std::uint64_t now_ns);
-  // Closes one connection for a newcomer from `peer` (all of them, or only that peer's).
-  void make_room(const std::string* peer, std::uint64_t now_ns);
+  // Closes one connection for a newcomer from `peer` (all of them, or only that peer's); false
+  // when none may be closed (the newcomer is refused).
+  bool make_room(const std::string* peer, std::uint64_t now_ns);
 
   int listen_fd_ = -1;
   std::string host_;
