@@ -220,7 +220,7 @@ template <bool kIpv6>
   // lanes was when IPv6 lanes went one by one); only IPv6 lanes pay for their longer headers.
   // Groups of IPv4 pay about 0.3 ns a packet for the test (the loop holds both forms); an
   // IPv4-only first pass with a second over the declined lanes kept that but hashed mixed
-  // bursts no faster than the scalar IPv6 path did (doc/benchmarks.md, issue 19).
+  // bursts no faster than the scalar IPv6 path did (doc/benchmarks-history.md, issue 19).
   if (ipv6_lanes == 0) return hash_l34_lanes<false>(lanes, header, ipv6, hashes);
   lanes.flow_bytes = lanes.bytes;
   for (unsigned i = 0; i < kL34Lanes; ++i) {
