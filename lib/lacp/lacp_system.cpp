@@ -61,7 +61,109 @@ void LacpSystem::on_link(std::size_t index, bool up, std::uint32_t speed_mbps, b
     port.full_duplex = full_duplex;
   }
   admin_changed(port, true);
+  if (up && port.resume) {
+    const MachineContext context{now_ns, log_};
+    resume(port, context);
+  }
   run(now_ns);
+}
+
+std::optional<ResumePoint> LacpSystem::resume_point(std::size_t index) const {
+  const Port& port = ports_.at(index);
+  if (!port.port_enabled || port.rx_state != RxState::kCurrent || !port.collecting ||
+      !port.distributing || port.withdrawal.active || port.aggregator == kNoAggregator ||
+      !has_bit(port.partner.state, state_bit::kSynchronization)) {
+    return std::nullopt;
+  }
+  return ResumePoint{port.actor, port.partner, port.aggregator};
+}
+
+void LacpSystem::arm_resume(std::size_t index, const ResumePoint& point, std::uint64_t now_ns) {
+  Port& port = ports_.at(index);
+  port.resume = point;
+  port.resume_armed_ns = now_ns;
+  port.resume_outcome = ResumeOutcome::kArmed;
+  port.resume_refusal.clear();
+  if (port.port_enabled) {  // already up: apply it now
+    const MachineContext context{now_ns, log_};
+    resume(port, context);
+    run(now_ns);
+  }
+}
+
+std::optional<std::uint64_t> LacpSystem::resumed_ns(std::size_t index) const {
+  const Port& port = ports_.at(index);
+  if (port.resume_outcome != ResumeOutcome::kResumed) return std::nullopt;
+  return port.resumed_ns;
+}
+
+void LacpSystem::send_now(std::size_t index, std::uint64_t now_ns) {
+  ports_.at(index).ntt = true;
+  run(now_ns);
+}
+
+// Another port already holds the saved aggregator for a different aggregation (it selected
+// before this port's link came up): the saved point cannot be taken up as it was.
+std::string LacpSystem::resume_conflict(const Port& port, const ResumePoint& point) const {
+  if (point.aggregator >= static_cast<int>(ports_.size()))
+    return "aggregator " + std::to_string(point.aggregator) + " does not exist";
+  for (const Port& other : ports_) {
+    if (&other == &port || other.aggregator != point.aggregator) continue;
+    if (other.actor.key != point.actor.key || other.partner.system != point.partner.system ||
+        other.partner.system_priority != point.partner.system_priority ||
+        other.partner.key != point.partner.key)
+      return "aggregator " + std::to_string(point.aggregator) + " is in use for another partner";
+  }
+  return "";
+}
+
+void LacpSystem::resume(Port& port, const MachineContext& context) {
+  const ResumePoint point = *port.resume;
+  port.resume.reset();
+  std::string why;
+  if (context.now_ns - port.resume_armed_ns > kResumeArmWindowNs) {
+    port.resume_outcome = ResumeOutcome::kExpired;
+    return;
+  }
+  if (!port.lacp_enabled) why = "the link is not full duplex";
+  if (why.empty()) why = resume_mismatch(point, port.actor);
+  if (why.empty()) why = resume_conflict(port, point);
+  if (!why.empty()) {
+    port.resume_outcome = ResumeOutcome::kRefused;
+    port.resume_refusal = why;
+    context.transition(port, Machine::kSystem, "resume armed", "resume refused");
+    return;
+  }
+  // Receive machine: CURRENT with the partner as last recorded (recordPDU's result), the
+  // current_while timer started as on a LACPDU's arrival.
+  context.transition(port, Machine::kReceive, to_string(port.rx_state), "CURRENT (resumed)");
+  port.rx_state = RxState::kCurrent;
+  port.partner = point.partner;
+  port.current_while_timer.start(context.now_ns, has_bit(port.actor.state, state_bit::kTimeout)
+                                                     ? kShortTimeoutTime
+                                                     : kLongTimeoutTime);
+  set_bit(port.actor.state, state_bit::kDefaulted, false);
+  set_bit(port.actor.state, state_bit::kExpired, false);
+  // Selection and Mux: attached to the saved aggregator, in sync, collecting and distributing,
+  // with no aggregate wait: the partner never stopped.
+  port.selected = Selected::kSelected;
+  port.just_selected = false;
+  port.aggregator = point.aggregator;
+  const MuxState in_service = port.config.mux_mode == MuxMode::kCoupled
+                                  ? MuxState::kCollectingDistributing
+                                  : MuxState::kDistributing;
+  context.transition(port, Machine::kMux, to_string(port.mux_state), to_string(in_service));
+  port.mux_state = in_service;
+  port.wait_while_timer.stop();
+  port.attached = true;
+  port.collecting = true;
+  port.distributing = true;
+  set_bit(port.actor.state, state_bit::kSynchronization, true);
+  set_bit(port.actor.state, state_bit::kCollecting, true);
+  set_bit(port.actor.state, state_bit::kDistributing, true);
+  port.ntt = true;  // tells the partner at once that nothing changed
+  port.resume_outcome = ResumeOutcome::kResumed;
+  port.resumed_ns = context.now_ns;
 }
 
 namespace {
@@ -259,6 +361,12 @@ void LacpSystem::update_fallback(Port& port, const MachineContext& context) {
 void LacpSystem::run(std::uint64_t now_ns) {
   last_now_ns_ = now_ns;
   const MachineContext context{now_ns, log_};
+  for (Port& port : ports_) {
+    if (port.resume && now_ns - port.resume_armed_ns > kResumeArmWindowNs) {
+      port.resume.reset();
+      port.resume_outcome = ResumeOutcome::kExpired;
+    }
+  }
   for (int pass = 0; pass < kMaxPasses; ++pass) {
     for (Port& port : ports_)
       update_fallback(port, context);

@@ -27,6 +27,7 @@
 #include "lacp/marker.hpp"
 #include "lacp/pdu.hpp"
 #include "lacp/port.hpp"
+#include "lacp/resume.hpp"
 #include "lacp/selection.hpp"
 #include "lacp/snapshot.hpp"
 
@@ -86,6 +87,21 @@ class LacpSystem {
     return ports_.at(port).withdrawal.partner_released_ns;
   }
 
+  // LACP-preserving restart (resume.hpp). resume_point(): what a new process needs to take the
+  // port up again, nullopt unless it is in service (CURRENT, partner in sync, collecting and
+  // distributing, not withdrawn). arm_resume(): apply `point` at the port's next link up (within
+  // kResumeArmWindowNs), if it still matches the port then; resume_outcome() says what came of
+  // it, resume_refusal() why it was refused. send_now(): a LACPDU at once (the partner's
+  // current_while starts again: the most time for a restart).
+  std::optional<ResumePoint> resume_point(std::size_t port) const;
+  void arm_resume(std::size_t port, const ResumePoint& point, std::uint64_t now_ns);
+  ResumeOutcome resume_outcome(std::size_t port) const { return ports_.at(port).resume_outcome; }
+  const std::string& resume_refusal(std::size_t port) const {
+    return ports_.at(port).resume_refusal;
+  }
+  std::optional<std::uint64_t> resumed_ns(std::size_t port) const;
+  void send_now(std::size_t port, std::uint64_t now_ns);
+
   bool collecting(std::size_t port) const { return ports_.at(port).collecting; }
   bool distributing(std::size_t port) const { return ports_.at(port).distributing; }
   std::uint64_t generation() const { return generation_; }
@@ -110,6 +126,9 @@ class LacpSystem {
   void handle_marker(std::size_t index, const MarkerPdu& marker, std::uint64_t now_ns);
   void admin_changed(Port& port, bool key_may_change);
   void update_fallback(Port& port, const MachineContext& context);
+  // Applies (or refuses) the port's armed resume point; its link has just come up.
+  void resume(Port& port, const MachineContext& context);
+  std::string resume_conflict(const Port& port, const ResumePoint& point) const;
   bool send(std::size_t index, const SlowFrame& frame);
 
   SystemConfig system_;

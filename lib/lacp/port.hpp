@@ -4,10 +4,13 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "lacp/config.hpp"
 #include "lacp/counters.hpp"
 #include "lacp/event_log.hpp"
+#include "lacp/resume.hpp"
 #include "lacp/timer.hpp"
 #include "lacp/types.hpp"
 #include "lacp/withdrawal.hpp"
@@ -80,6 +83,14 @@ struct Port {
   // The bond's decision to take the port out of its partner's distribution while LACP runs on
   // (withdrawal.hpp); it survives link changes.
   Withdrawal withdrawal;
+
+  // LACP-preserving restart (resume.hpp): the point armed for the port's next link up, what came
+  // of it, and when it was applied.
+  std::optional<ResumePoint> resume;
+  std::uint64_t resume_armed_ns = 0;
+  ResumeOutcome resume_outcome = ResumeOutcome::kNone;
+  std::string resume_refusal;
+  std::uint64_t resumed_ns = 0;
 
   // 6.4.10 timers.
   Timer current_while_timer;

@@ -59,6 +59,27 @@ void World::restart_engine(int engine_id, const SystemConfig& system,
   });
 }
 
+void World::restart_in_place(int engine_id, const SystemConfig& system,
+                             const std::vector<PortConfig>& ports, std::uint64_t gap_ns,
+                             std::function<void(LacpSystem&)> prepare) {
+  mute(engine_id, true);
+  at(now_ns_ + gap_ns, [this, engine_id, system, ports, prepare = std::move(prepare)] {
+    engines_.at(static_cast<std::size_t>(engine_id)) = std::make_unique<LacpSystem>(
+        system, ports,
+        [this, engine_id](std::size_t port, ByteSpan frame) {
+          return transmit(engine_id, port, frame);
+        },
+        now_ns_);
+    mute(engine_id, false);
+    if (prepare) prepare(engine(engine_id));
+    for (const Cable& cable : cables_) {
+      if (!cable.up) continue;
+      if (cable.a.engine == engine_id) link_event(cable.a, true, cable.spec.speed_mbps);
+      if (cable.b.engine == engine_id) link_event(cable.b, true, cable.spec.speed_mbps);
+    }
+  });
+}
+
 int World::connect(Endpoint a, Endpoint b, const CableSpec& spec) {
   cables_.push_back(Cable{a, b, spec, false, 0});
   const int id = static_cast<int>(cables_.size() - 1);

@@ -47,6 +47,12 @@ class World : public braid::sim::SteppedClock {
   // go down and come back up `down_ns` later.
   void restart_engine(int engine, const SystemConfig& system, const std::vector<PortConfig>& ports,
                       std::uint64_t down_ns);
+  // braid's own restart: the process is gone for `gap_ns` while its links stay up (mlx5 and
+  // veth links do): it sends and answers nothing. Then the new engine is built, `prepare` runs
+  // on it (arming resume points, say) and its links come up in its own view.
+  void restart_in_place(int engine, const SystemConfig& system,
+                        const std::vector<PortConfig>& ports, std::uint64_t gap_ns,
+                        std::function<void(LacpSystem&)> prepare);
   LacpSystem& engine(int id) { return *engines_.at(static_cast<std::size_t>(id)); }
 
   // Plugs a cable between two ports and brings both links up now.
