@@ -31,6 +31,7 @@
 #include "engine/memory_plan.hpp"
 #include "engine/protocol_commands.hpp"
 #include "engine/protocol_loop.hpp"
+#include "engine/restart_command.hpp"
 #include "engine/runtime_lock.hpp"
 #include "engine/start_checks.hpp"
 #include "engine/stats_line.hpp"
@@ -75,8 +76,9 @@ std::vector<braid::engine::PortStatsView> port_views(const braid::engine::Engine
   return views;
 }
 
-void run(const braid::config::Config& config, const braid::app::Options& options,
-         braid::log::AsyncLog& async_log) {
+// Returns braid's exit status (0, or RestartCommand::kExitStatus after `restart`).
+int run(const braid::config::Config& config, const braid::app::Options& options,
+        braid::log::AsyncLog& async_log) {
   braid::engine::Engine engine(config);
   for (const std::string& note : engine.notes())
     BRAID_LOG_TO(kEngine, INFO, "%s\n", note.c_str());
@@ -102,6 +104,8 @@ void run(const braid::config::Config& config, const braid::app::Options& options
        .metrics_listen = config.metrics.listen},
       jobs);
   control.on_quit([&loop] { loop.request_stop(); });
+  braid::engine::RestartCommand restart(engine, braid::control::eal_file_prefix());
+  restart.register_command(control, loop);
   braid::engine::register_engine_commands(control, engine);
   braid::engine::register_memory_commands(control, engine);
   braid::engine::register_protocol_commands(control, engine, loop);
@@ -140,6 +144,7 @@ void run(const braid::config::Config& config, const braid::app::Options& options
   // The socket, the metrics port and the console before anything forwards: a socket in use
   // stops braid here, with the ports closed again and nothing sent.
   control.open(start_ns);
+  restart.take_saved_state();
   engine.start();
   std::fflush(stdout);  // what printf wrote before goes out before the log's queue
   async_log.print("forwarding; Ctrl-C stops\n");
@@ -154,11 +159,12 @@ void run(const braid::config::Config& config, const braid::app::Options& options
     std::printf("signal %d: stopping\n", signal_number);
   }
   control.stop();
-  engine.stop();
+  restart.stop_engine();
   std::printf(
       "%s",
       braid::engine::format_final_report(engine.totals(), port_views(engine, config)).c_str());
   std::fflush(stdout);
+  return restart.requested() ? braid::engine::RestartCommand::kExitStatus : 0;
 }
 
 }  // namespace
@@ -247,7 +253,7 @@ int main(int argc, char** argv) {
     // From here no log line blocks the thread that writes it (a stalled terminal, journald).
     braid::log::AsyncLog async_log;
     try {
-      run(config, options, async_log);
+      status = run(config, options, async_log);
     } catch (const std::exception& error) {
       std::fprintf(stderr, "braid: %s\n", error.what());
       status = 1;

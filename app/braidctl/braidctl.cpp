@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
       if (line == "exit") break;
       if (line.find_first_not_of(" \t") == std::string::npos) continue;
       status = run_line(client, line, json);
-      if (line == "quit") break;  // braid is going away
+      if (line == "quit" || line == "restart") break;  // braid is going away
     }
     if (tty) std::fputs("\n", stdout);
     return status;

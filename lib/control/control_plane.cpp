@@ -372,6 +372,24 @@ void ControlPlane::management_loop() {
       // Nothing sensible to do but not spin: the next iteration reports real trouble.
     }
   }
+  flush_last_replies();
+}
+
+// The reply to the command that ended braid (`quit`, `restart`) was on its way when the
+// protocol loop stopped: it goes out before the socket closes (at most kLastRepliesNs, for a
+// client that does not read).
+void ControlPlane::flush_last_replies() {
+  if (!socket_) return;
+  std::vector<pollfd> fds;
+  for (const std::uint64_t until = monotonic_ns() + kLastRepliesNs; monotonic_ns() < until;) {
+    jobs_.collect();
+    socket_->poll(monotonic_ns());
+    if (!socket_->replies_pending()) return;
+    fds.clear();
+    socket_->add_poll_fds(fds);
+    fds.push_back({jobs_.finished_fd(), POLLIN, 0});
+    ::poll(fds.data(), fds.size(), 10);
+  }
 }
 
 Reply ControlPlane::handle(const Request& request) {

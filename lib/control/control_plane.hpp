@@ -108,6 +108,8 @@ class ControlPlane {
 
  private:
   void register_builtin_commands();
+  void flush_last_replies();
+  static constexpr std::uint64_t kLastRepliesNs = 200'000'000;
   void management_loop();
   // Renders everything once on the calling thread before the loop runs; then wires each
   // endpoint to render on demand.

@@ -277,4 +277,10 @@ void ControlSocket::poll(std::uint64_t now_ns) {
   counters_.clients.store(clients_.size(), std::memory_order_relaxed);
 }
 
+bool ControlSocket::replies_pending() const {
+  return std::any_of(clients_.begin(), clients_.end(), [](const std::unique_ptr<Client>& client) {
+    return client->in_flight || !client->out.empty();
+  });
+}
+
 }  // namespace braid::control

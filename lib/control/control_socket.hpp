@@ -75,6 +75,8 @@ class ControlSocket {
   std::uint64_t next_deadline_ns() const;
 
   const std::string& path() const { return path_; }
+  // Some client waits for a reply, or has reply bytes not yet written.
+  bool replies_pending() const;
   // Readable from any thread.
   const ControlSocketCounters& counters() const { return counters_; }
 

@@ -27,6 +27,7 @@
 #include "engine/port_queues.hpp"
 #include "engine/worker.hpp"
 #include "engine/worker_liveness.hpp"
+#include "lacp/resume_file.hpp"
 #include "port/ethdev_port.hpp"
 #include "port/kernel_links.hpp"
 #include "sched/dpdk/bond_scheduler.hpp"
@@ -51,8 +52,16 @@ class Engine {
   // (they drain their TX buffers first), say goodbye where a partner may still think us in
   // sync, and stop the ports; a start() after it starts them again. Call it from the thread
   // that runs the protocol loop's work (it polls the bonds while it waits).
+  // A restart (console `restart`, doc/lacp.md) stops with kRestart: no withdrawals, goodbyes,
+  // LLDP shutdowns or links taken down, so the partners keep the aggregation for the next braid.
+  enum class StopKind : std::uint8_t { kLeave, kRestart };
   void start();
-  void stop();
+  void stop(StopKind kind = StopKind::kLeave);
+  // LACP-preserving restart: arm_resume() before start() with what the previous process saved
+  // (bonds matched by name); restart_points() while running, just before stop(kRestart): a
+  // LACPDU at once on every member, then each bond's members in service.
+  void arm_resume(const lacp::SavedLacpState& state);
+  lacp::SavedLacpState restart_points(std::uint64_t saved_unix_ms);
   // The console's stop/start: workers keep polling, so LACP keeps every frame it needs on every
   // slow path, but forward nothing (data is dropped and counted as `stopped`). Neither waits for
   // the workers longer than kWorkerAckSpinNs (a worker held up in a PMD must not hold up the

@@ -135,8 +135,27 @@ std::string worker_lcores_text(const std::vector<unsigned>& lcores) {
   return (lcores.size() == 1 ? "worker lcore " : "worker lcores ") + list;
 }
 
-void Engine::stop() {
-  if (running() && control_started_) leave_partners();
+void Engine::arm_resume(const lacp::SavedLacpState& state) {
+  for (const lacp::SavedBond& saved : state.bonds) {
+    for (const auto& bond : bonds_) {
+      if (bond->name() == saved.name) bond->arm_resume(saved);
+    }
+  }
+}
+
+lacp::SavedLacpState Engine::restart_points(std::uint64_t saved_unix_ms) {
+  lacp::SavedLacpState state{saved_unix_ms, {}};
+  if (!control_started_) return state;
+  const std::uint64_t now = monotonic_ns();
+  for (const auto& bond : bonds_) {
+    if (bond->lacp() != nullptr) state.bonds.push_back(bond->restart_points(now));
+  }
+  return state;
+}
+
+void Engine::stop(StopKind kind) {
+  const bool leave = kind == StopKind::kLeave;
+  if (leave && running() && control_started_) leave_partners();
   if (running()) {
     running_.store(false, std::memory_order_release);
     for (const auto& worker : workers_)
@@ -144,7 +163,7 @@ void Engine::stop() {
     liveness_.restart(monotonic_ns());  // a stopped worker is no stalled one
   }
   if (ports_started_) {
-    if (control_started_) {
+    if (control_started_ && leave) {
       std::size_t goodbyes = 0;
       for (const auto& bond : bonds_)
         goodbyes += bond->leave_service(monotonic_ns(), kGoodbyePatienceNs);

@@ -15,7 +15,8 @@ struct PortCounters {
   std::uint64_t lacpdu_tx_deferred = 0;  // NTT held back by the 3-per-second limit (6.4.16)
   std::uint64_t lacpdu_tx_failed = 0;    // the port refused the frame; NTT kept, sent again
   std::uint64_t goodbye_tx = 0;          // out-of-sync LACPDUs sent as the port left service
-  std::uint64_t marker_rx = 0;           // Marker Information PDUs received
+  std::uint64_t resumed = 0;    // went back into service from a restart's saved state (resume.hpp)
+  std::uint64_t marker_rx = 0;  // Marker Information PDUs received
   std::uint64_t marker_response_rx = 0;  // Marker Response PDUs received
   std::uint64_t marker_tx = 0;           // Marker Information PDUs sent (braid sends none yet)
   std::uint64_t marker_response_tx = 0;

@@ -164,6 +164,7 @@ void LacpSystem::resume(Port& port, const MachineContext& context) {
   port.ntt = true;  // tells the partner at once that nothing changed
   port.resume_outcome = ResumeOutcome::kResumed;
   port.resumed_ns = context.now_ns;
+  ++port.counters.resumed;
 }
 
 namespace {
@@ -484,6 +485,8 @@ SystemSnapshot LacpSystem::snapshot() const {
     snap.lacpdu_heard_ns = port.lacpdu_heard_ns;
     snap.withdrawn = port.withdrawal.active;
     snap.partner_released_ns = port.withdrawal.partner_released_ns;
+    snap.resume_outcome = to_string(port.resume_outcome);
+    if (port.resume_outcome == ResumeOutcome::kResumed) snap.resumed_ns = port.resumed_ns;
     snap.counters = port.counters;
     out.ports.push_back(snap);
   }

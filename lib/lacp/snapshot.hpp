@@ -38,6 +38,9 @@ struct PortSnapshot {
   bool withdrawn = false;             // LacpSystem::set_withdrawn
   // While withdrawn, when the partner said it stopped distributing to us (withdrawal.hpp).
   std::optional<std::uint64_t> partner_released_ns;
+  // A restart's saved state (resume.hpp): what came of it, and when the port resumed.
+  const char* resume_outcome = "none";
+  std::optional<std::uint64_t> resumed_ns;
   PortCounters counters;
 };
 

@@ -7,6 +7,7 @@ import os
 import pathlib
 import socket
 import subprocess
+import threading
 import time
 
 BRAID = os.environ.get("BRAID", "build/app/braid/braid")
@@ -66,3 +67,29 @@ def ctl(running, *words, check=True):
 
 def ctl_json(running, *words):
     return json.loads(ctl(running, "--json", *words).stdout)
+
+
+class Sampler:
+    """A `with` block during which a thread calls self.sample() every `period_s` (a subclass
+    defines sample()); the thread stops when the block ends."""
+
+    def __init__(self, period_s):
+        self.period_s = period_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=type(self).__name__, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def sample(self):
+        raise NotImplementedError
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.sample()
+            self._stop.wait(self.period_s)

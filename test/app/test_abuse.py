@@ -36,7 +36,7 @@ from abuselib import (ControlClient, NonReader, PipelinedBurst, Slowloris, Windo
                       open_idle_connections, paired_bonds_config, pending_eof, pending_reply,
                       held, raise_fd_limit, show_control, slow_frame_hex, start_flood, vm_rss_kib,
                       write_slow_protocols_pcap)
-from braidlib import BRAID, BRAIDCTL, free_port, running_braid, stop
+from braidlib import BRAID, BRAIDCTL, Sampler, free_port, running_braid, stop
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "interop"))
 from netlab import IFNAMSIZ, NetLab, in_netns  # noqa: E402
@@ -106,34 +106,23 @@ def demo():
         shutil.rmtree(pathlib.Path("/var/run/dpdk") / prefix, ignore_errors=True)
 
 
-class Prober:
+class Prober(Sampler):
     """The second operator: braidctl `show lacp` every `period_s` from a thread, each answer's
     time and whether every member of both bonds was still distributing in it."""
 
     def __init__(self, socket_path, period_s=0.1):
-        self.socket_path, self.period_s = socket_path, period_s
+        super().__init__(period_s)
+        self.socket_path = socket_path
         self.samples = []  # (seconds, exit status, every member distributing)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="prober", daemon=True)
 
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self):
-        while not self._stop.is_set():
-            seconds, status, out, _ = braidctl(self.socket_path, "--json", "show", "lacp")
-            distributing = False
-            if status == 0:
-                ports = [p for bond in BONDS for p in json.loads(out)[bond]["ports"]]
-                distributing = all(p["mux"] == "COLLECTING_DISTRIBUTING" and "D" in p["actor_state"]
-                                   for p in ports)
-            self.samples.append((seconds, status, distributing))
-            self._stop.wait(self.period_s)
+    def sample(self):
+        seconds, status, out, _ = braidctl(self.socket_path, "--json", "show", "lacp")
+        distributing = False
+        if status == 0:
+            ports = [p for bond in BONDS for p in json.loads(out)[bond]["ports"]]
+            distributing = all(p["mux"] == "COLLECTING_DISTRIBUTING" and "D" in p["actor_state"]
+                               for p in ports)
+        self.samples.append((seconds, status, distributing))
 
     def worst_s(self):
         return max(s for s, _, _ in self.samples)

@@ -187,6 +187,7 @@ void Bond::start(std::uint64_t now_ns) {
         config_, to_lacp_mac(mac_), port_macs, ports, links_,
         [this](std::size_t member, ByteSpan frame) { return send_control_frame(member, frame); },
         events_, late_, counters_, now_ns);
+    apply_resume(now_ns);
   }
   tables_.reset();
   stopping_ = false;
@@ -198,6 +199,7 @@ void Bond::start(std::uint64_t now_ns) {
   if (lacp_) {
     for (std::size_t m = 0; m < members_.size(); ++m)
       lacp_->set_enabled(m, lacp_enabled(m), now_ns);
+    log_resume_outcomes(now_ns);
   }
   run_health(now_ns);
   rebuild(now_ns, "start");
@@ -214,6 +216,7 @@ std::uint64_t Bond::poll(std::uint64_t now_ns) {
   const bool ring_left = drain_slow_ring(now_ns);
   if (lacp_) {
     lacp_->run(now_ns);
+    if (!resume_logged_.empty()) log_resume_outcomes(now_ns);
     if (lacp_->changed()) rebuild(now_ns, "LACP state changed");
   }
   run_health(now_ns);

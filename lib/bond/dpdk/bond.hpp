@@ -49,6 +49,7 @@
 #include "flow/flow_hash.hpp"
 #include "health/member_health.hpp"
 #include "lacp/lacp_system.hpp"
+#include "lacp/resume_file.hpp"
 #include "port/ethdev_port.hpp"
 #include "port/kernel_links.hpp"
 
@@ -148,6 +149,13 @@ class Bond {
   // A member's BFD session as the BFD core reports it (lib/bfd): every bond passes
   // kNotConfigured until BFD runs on it. A kDown takes the member down (after down_delay).
   void set_bfd_status(std::size_t member, health::BfdStatus status, std::uint64_t now_ns);
+  // LACP-preserving restart (lacp/resume.hpp, doc/lacp.md). arm_resume(): before start(), the
+  // members the previous process saved (matched by name); start() arms their LACP ports, which
+  // go straight back into service at link up, and the bond logs what came of each.
+  // restart_points(): a LACPDU at once on every member (the partner's timeout starts again),
+  // then each member in service with its resume point, for the file the next process reads.
+  void arm_resume(lacp::SavedBond saved);
+  lacp::SavedBond restart_points(std::uint64_t now_ns);
   // The PFC storm watchdog's verdict on a member (scheduler.pfc_watchdog, run by the bond's
   // scheduler): the priorities in a storm there (bit p). The classes on them lose the member:
   // action move, their buckets move off (a storm on every class's priority takes the member down,
@@ -291,6 +299,10 @@ class Bond {
   };
 
   void on_link_changes(const std::vector<std::size_t>& changed, std::uint64_t now_ns);
+  // Restart (bond_restart.cpp): arms the LACP ports start() just built; logs outcomes as they
+  // come (start(), then poll() while any member waits for its link).
+  void apply_resume(std::uint64_t now_ns);
+  void log_resume_outcomes(std::uint64_t now_ns);
   // Every member's service from what the bond knows now; tells LACP which members are withdrawn
   // and disables the LACP port of a member whose drain finished. True when something the
   // tables are built from changed (the caller rebuilds).
@@ -354,6 +366,10 @@ class Bond {
   std::unique_ptr<BondLldp> lldp_;
   std::vector<MemberService> services_;  // by member
   bool stopping_ = false;                // begin_leave
+  // Restart: what arm_resume() gave (applied by start()), and each member's outcome as last
+  // logged (empty once every armed one has an outcome).
+  std::optional<lacp::SavedBond> resume_;
+  std::vector<lacp::ResumeOutcome> resume_logged_;
   std::optional<std::size_t> active_backup_member_;
   // Per member, its partner's source address for the workers' policers (BondShared).
   std::array<std::atomic<std::uint64_t>, kMaxMembers> partner_sources_{};

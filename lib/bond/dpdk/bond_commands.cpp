@@ -163,6 +163,17 @@ void show_lacp(const Bond& bond, bool detail, Output& out) {
                port.counters.bad_pdu_total});
   }
   section.value("fallback", bond.config().lacp.fallback ? "on" : "off");
+  // After a restart: which members took up the saved LACP state (doc/lacp.md).
+  std::string resumed;
+  const std::uint64_t now_ns = monotonic_ns();
+  for (std::size_t p = 0; p < snapshot.ports.size() && p < members.size(); ++p) {
+    const std::string_view outcome = snapshot.ports[p].resume_outcome;
+    if (outcome == "none") continue;
+    resumed += (resumed.empty() ? "" : ", ") + members[p].name + " " + std::string(outcome);
+    if (const auto at = snapshot.ports[p].resumed_ns; at && *at <= now_ns)
+      resumed += " " + age_text(*at, now_ns) + " ago";
+  }
+  if (!resumed.empty()) section.value("restart", resumed);
   section.line(
       "state bits: A=activity T=short timeout G=aggregation S=sync C=collecting "
       "D=distributing F=defaulted E=expired");

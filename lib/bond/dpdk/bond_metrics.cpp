@@ -245,6 +245,10 @@ void register_bond_metrics(control::MetricsRegistry& metrics, const std::vector<
              "out-of-sync LACPDUs sent as members left service (admin down, stop)",
              MetricType::kCounter);
     lacp_port_samples(w, bonds, [](const lacp::PortSnapshot& p) { return p.counters.goodbye_tx; });
+    w.family("braid_lacp_resumed_total",
+             "members that went back into service from a restart's saved LACP state (restart)",
+             MetricType::kCounter);
+    lacp_port_samples(w, bonds, [](const lacp::PortSnapshot& p) { return p.counters.resumed; });
     w.family("braid_lacp_fallback_engaged",
              "1 while the member carries traffic without a LACP partner (lacp.fallback)",
              MetricType::kGauge);
