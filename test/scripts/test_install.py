@@ -42,7 +42,9 @@ def test_installs_into_destdir_with_prefix(tmp_path):
     unit = (tmp_path / UNIT).read_text()
     assert "ExecStart=/opt/braid/bin/braid --config /etc/braid/braid.yaml" in unit
     assert "/usr/local" not in unit
-    for setting in ("Restart=on-failure", "LimitMEMLOCK=infinity", "RuntimeDirectory=braid", "Nice=-10",
+    for setting in ("Restart=on-failure", "ExecReload=/opt/braid/bin/braidctl restart",
+                    "RestartForceExitStatus=75", "RuntimeDirectoryPreserve=restart",
+                    "LimitMEMLOCK=infinity", "RuntimeDirectory=braid", "Nice=-10",
                     "User=braid", "LimitRTPRIO=99", "\nCPUAffinity=0-1\n",  # demo: main 0, worker 1 "AmbientCapabilities=CAP_IPC_LOCK CAP_NET_ADMIN CAP_NET_RAW "
                     "CAP_SYS_RAWIO CAP_DAC_OVERRIDE"):
         assert setting in unit, setting
