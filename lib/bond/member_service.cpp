@@ -150,11 +150,15 @@ std::vector<ServiceEvent> MemberService::update(const ServiceInputs& in, std::ui
   } else if (!withdrawing) {
     release_ = Release::kNone;
   }
+  acknowledged_ns_.reset();
   if (release_ == Release::kPending) {
     std::uint64_t waited = now_ns - withdrawn_ns_;
-    if (in.partner_released_ns && *in.partner_released_ns >= withdrawn_ns_) {
+    const bool acknowledged = in.partner_released_ns && *in.partner_released_ns >= withdrawn_ns_;
+    if (acknowledged && now_ns >= *in.partner_released_ns + kAcknowledgeGraceNs) {
       release_ = Release::kAcknowledged;
       waited = *in.partner_released_ns - withdrawn_ns_;
+    } else if (acknowledged && in.carrier) {
+      acknowledged_ns_ = *in.partner_released_ns;  // frames it queued before may still come
     } else if (!in.carrier) {
       release_ = Release::kLinkDown;
     } else if (!in.partner_in_sync) {
@@ -192,6 +196,7 @@ std::vector<ServiceEvent> MemberService::update(const ServiceInputs& in, std::ui
 
 std::optional<std::uint64_t> MemberService::next_deadline_ns() const {
   if (release_ != Release::kPending) return std::nullopt;
+  if (acknowledged_ns_) return *acknowledged_ns_ + kAcknowledgeGraceNs;
   return withdrawn_ns_ + policy_.patience_ns;
 }
 

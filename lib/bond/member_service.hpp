@@ -135,6 +135,13 @@ std::string to_string(const ServiceEvent& event);
 
 class MemberService {
  public:
+  // After the partner's LACPDU said it stopped distributing to us, its frames queued before that
+  // LACPDU may still arrive behind it: a braid partner sends the LACPDU from its protocol loop
+  // while its workers flush what they buffered for the member (tx_drain_us), a NIC's queue
+  // drains at line rate. Collecting goes on this long after the acknowledgement (one such frame
+  // arrived 0.4 ms after it over veths).
+  static constexpr std::uint64_t kAcknowledgeGraceNs = 5'000'000;
+
   explicit MemberService(const WithdrawPolicy& policy) : policy_(policy) {}
 
   // Everything known at now_ns; the changes this update made, in order.
@@ -151,7 +158,7 @@ class MemberService {
   std::uint64_t withdrawals() const { return withdrawals_; }
   // An admin drain or a stop has finished with the partner (released, or never withdrawn).
   bool settled() const { return release_ != Release::kPending; }
-  // When the patience of a pending withdrawal runs out.
+  // When the patience of a pending withdrawal runs out, or the grace after its acknowledgement.
   std::optional<std::uint64_t> next_deadline_ns() const;
   const WithdrawPolicy& policy() const { return policy_; }
 
@@ -163,6 +170,7 @@ class MemberService {
   std::uint64_t partner_since_ns_ = 0;
   Release release_ = Release::kNone;
   std::uint64_t withdrawn_ns_ = 0;
+  std::optional<std::uint64_t> acknowledged_ns_;  // the partner's release, within its grace
   Release last_release_ = Release::kNone;
   std::optional<std::uint64_t> last_release_wait_ns_;
   std::uint64_t withdrawals_ = 0;

@@ -46,7 +46,7 @@ def run(tree, *command):
 
 def test_demo_builds_only_braid_and_braidctl(tree):
     log = run(tree, "demo", "--duration", "5")
-    assert log[0] == "meson setup build --buildtype=release"
+    assert log[0] == "meson setup build --buildtype=release -Dunity=on"
     # Before: "ninja -C build -j N", every test and benchmark of the tree.
     assert log[1] == f"meson compile -C build -j {len(os.sched_getaffinity(0))} braid braidctl", log
     assert not [line for line in log if line.startswith("ninja")], log

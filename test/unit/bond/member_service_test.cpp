@@ -156,7 +156,14 @@ TEST(MemberService, WithdrawalCollectsUntilThePartnerAcknowledges) {
   service.update(in, 2 * kS + 5 * kMs);
   EXPECT_EQ(service.release(), Release::kPending);
   in.partner_released_ns = 2 * kS + 12 * kMs;
+  in.partner_in_sync = false;  // what its acknowledging LACPDU says
+  // Frames it queued before that LACPDU may still come: collecting goes on for the grace.
   events = service.update(in, 2 * kS + 13 * kMs);
+  EXPECT_EQ(service.release(), Release::kPending);
+  EXPECT_TRUE(service.verdict().collecting);
+  EXPECT_TRUE(events.empty());
+  EXPECT_EQ(service.next_deadline_ns(), 2 * kS + 12 * kMs + MemberService::kAcknowledgeGraceNs);
+  events = service.update(in, 2 * kS + 12 * kMs + MemberService::kAcknowledgeGraceNs);
   EXPECT_EQ(service.release(), Release::kAcknowledged);
   EXPECT_EQ(service.last_release_wait_ns(), 12 * kMs);
   EXPECT_FALSE(service.verdict().collecting);
