@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/mac_text.hpp"
 #include "config/config.hpp"
 
 namespace braid::config {
@@ -14,8 +15,7 @@ namespace braid::config {
 void validate(const Config& config);
 
 bool is_valid_name(std::string_view name);
-// "02:00:00:00:00:01" -> bytes; false when malformed.
-bool parse_mac(std::string_view text, std::array<std::uint8_t, 6>& mac);
+using braid::parse_mac;  // common/mac_text.hpp
 bool is_unicast_mac(std::string_view text);
 bool is_rss_field(std::string_view field);
 // The distribution policies scheduler.policy and classes.list[].policy may name.

@@ -102,6 +102,13 @@ void LacpSystem::send_now(std::size_t index, std::uint64_t now_ns) {
   run(now_ns);
 }
 
+bool LacpSystem::drop_stale_resume(Port& port, std::uint64_t now_ns) {
+  if (!port.resume || now_ns - port.resume_armed_ns <= kResumeArmWindowNs) return false;
+  port.resume.reset();
+  port.resume_outcome = ResumeOutcome::kExpired;
+  return true;
+}
+
 // Another port already holds the saved aggregator for a different aggregation (it selected
 // before this port's link came up): the saved point cannot be taken up as it was.
 std::string LacpSystem::resume_conflict(const Port& port, const ResumePoint& point) const {
@@ -118,13 +125,10 @@ std::string LacpSystem::resume_conflict(const Port& port, const ResumePoint& poi
 }
 
 void LacpSystem::resume(Port& port, const MachineContext& context) {
+  if (drop_stale_resume(port, context.now_ns)) return;
   const ResumePoint point = *port.resume;
   port.resume.reset();
   std::string why;
-  if (context.now_ns - port.resume_armed_ns > kResumeArmWindowNs) {
-    port.resume_outcome = ResumeOutcome::kExpired;
-    return;
-  }
   if (!port.lacp_enabled) why = "the link is not full duplex";
   if (why.empty()) why = resume_mismatch(point, port.actor);
   if (why.empty()) why = resume_conflict(port, point);
@@ -362,12 +366,8 @@ void LacpSystem::update_fallback(Port& port, const MachineContext& context) {
 void LacpSystem::run(std::uint64_t now_ns) {
   last_now_ns_ = now_ns;
   const MachineContext context{now_ns, log_};
-  for (Port& port : ports_) {
-    if (port.resume && now_ns - port.resume_armed_ns > kResumeArmWindowNs) {
-      port.resume.reset();
-      port.resume_outcome = ResumeOutcome::kExpired;
-    }
-  }
+  for (Port& port : ports_)
+    drop_stale_resume(port, now_ns);
   for (int pass = 0; pass < kMaxPasses; ++pass) {
     for (Port& port : ports_)
       update_fallback(port, context);

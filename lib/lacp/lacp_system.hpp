@@ -129,6 +129,8 @@ class LacpSystem {
   // Applies (or refuses) the port's armed resume point; its link has just come up.
   void resume(Port& port, const MachineContext& context);
   std::string resume_conflict(const Port& port, const ResumePoint& point) const;
+  // An armed point past kResumeArmWindowNs is dropped (kExpired); true if it was.
+  static bool drop_stale_resume(Port& port, std::uint64_t now_ns);
   bool send(std::size_t index, const SlowFrame& frame);
 
   SystemConfig system_;

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cstdio>
 
+#include "common/mac_text.hpp"
+
 namespace braid::lacp {
 namespace {
 
@@ -65,16 +67,7 @@ class LineParser {
   MacAddress mac() {
     const std::string_view text = word("system MAC");
     MacAddress mac{};
-    if (text.size() != 17) fail("bad MAC \"" + std::string(text) + "\"");
-    for (std::size_t i = 0; i < mac.size(); ++i) {
-      if (i > 0 && text[i * 3 - 1] != ':') fail("bad MAC \"" + std::string(text) + "\"");
-      unsigned octet = 0;
-      const auto [end, error] =
-          std::from_chars(text.data() + i * 3, text.data() + i * 3 + 2, octet, 16);
-      if (error != std::errc{} || end != text.data() + i * 3 + 2)
-        fail("bad MAC \"" + std::string(text) + "\"");
-      mac[i] = static_cast<std::uint8_t>(octet);
-    }
+    if (!parse_mac(text, mac)) fail("bad MAC \"" + std::string(text) + "\"");
     return mac;
   }
   PortInfo info() {
