@@ -171,25 +171,31 @@ std::uint64_t MetricsServer::next_deadline_ns() const {
 // client to close; one still sending its request after kRequestGraceNs, the oldest first (a
 // slowloris); an answered one whose client has read nothing for kRequestGraceNs, the one that
 // read least first (a client that does not read); one still sending its request after
-// kArrivalGraceNs, the oldest first; an answer still being read, the least read first. Never
-// one younger than kArrivalGraceNs still sending its request (its request may be on its way:
-// evicting the oldest newcomer first let a burst of 64 newcomers in one poll close a scrape
-// accepted a poll earlier whose request had not arrived yet), nor a whole request waiting (at
-// most kRenderWaitNs) for its render: a scrape that did everything right is never the one to
-// go. When only those are left, the newcomer is the one refused.
-bool MetricsServer::make_room(const std::string* peer, std::uint64_t now_ns) {
-  const auto rank = [now_ns](const Connection& c) -> std::pair<int, std::uint64_t> {
+// kArrivalGraceNs, the oldest first. Only for a newcomer whose request is whole (read at
+// accept), after those: one younger than kArrivalGraceNs still sending its request, oldest first
+// (its request may be on its way: evicting the oldest newcomer first let a burst of 64 newcomers
+// in one poll close a scrape accepted a poll earlier whose request had not arrived yet), then an
+// answer its client is reading, the least read first. Never a whole request waiting (at most
+// kRenderWaitNs) for its render. A client that did everything right is never closed for one
+// that has not: when only those are left, the newcomer is the one refused.
+bool MetricsServer::make_room(const Connection& newcomer, bool only_its_peer,
+                              std::uint64_t now_ns) {
+  const bool whole_request = newcomer.response || newcomer.asked_ns != 0;
+  const auto rank = [now_ns, whole_request](const Connection& c) -> std::pair<int, std::uint64_t> {
     if (c.lingering_ns != 0) return {0, c.lingering_ns};
     if (c.asked_ns != 0) return {kNever, c.opened_ns};
     if (!c.response) {
       const std::uint64_t age = now_ns - c.opened_ns;
-      return {age >= kRequestGraceNs ? 1 : age >= kArrivalGraceNs ? 3 : kNever, c.opened_ns};
+      return {age >= kRequestGraceNs                    ? 1
+              : age >= kArrivalGraceNs || whole_request ? 3
+                                                        : kNever,
+              c.opened_ns};
     }
-    return {now_ns - c.progress_ns >= kRequestGraceNs ? 2 : 4, c.written};
+    return {now_ns - c.progress_ns >= kRequestGraceNs ? 2 : whole_request ? 4 : kNever, c.written};
   };
   auto victim = connections_.end();
   for (auto it = connections_.begin(); it != connections_.end(); ++it) {
-    if (peer != nullptr && it->peer != *peer) continue;
+    if (&*it == &newcomer || (only_its_peer && it->peer != newcomer.peer)) continue;
     if (rank(*it).first == kNever) continue;
     if (victim == connections_.end() || rank(*it) < rank(*victim)) victim = it;
   }
@@ -211,22 +217,24 @@ void MetricsServer::accept_connections(std::uint64_t now_ns) {
     connection.fd = fd;
     connection.peer = numeric_host(address, length);
     connection.opened_ns = now_ns;
-    const auto from_peer = static_cast<std::size_t>(
-        std::count_if(connections_.begin(), connections_.end(),
-                      [&](const Connection& c) { return c.peer == connection.peer; }));
     counters_.connections.fetch_add(1, std::memory_order_relaxed);
-    const bool room = from_peer >= kMaxPerPeer                 ? make_room(&connection.peer, now_ns)
-                      : connections_.size() >= kMaxConnections ? make_room(nullptr, now_ns)
-                                                               : true;
-    if (!room) {
-      counters_.refused.fetch_add(1, std::memory_order_relaxed);
-      ::close(fd);
-      continue;
-    }
-    // Its request is often here already (it waited in the backlog): read it now, before a
-    // newcomer accepted after it in this same poll looks for room.
+    // Its request is often here already (it waited in the backlog): read it first, so a whole
+    // request can claim a slot a newcomer still sending could not.
     connections_.push_back(std::move(connection));
     if (!serve(connections_.back(), now_ns)) {
+      ::close(fd);
+      connections_.pop_back();
+      continue;
+    }
+    const Connection& newcomer = connections_.back();
+    const auto from_peer = static_cast<std::size_t>(
+        std::count_if(connections_.begin(), connections_.end(),
+                      [&](const Connection& c) { return c.peer == newcomer.peer; }));
+    const bool room = from_peer > kMaxPerPeer                 ? make_room(newcomer, true, now_ns)
+                      : connections_.size() > kMaxConnections ? make_room(newcomer, false, now_ns)
+                                                              : true;
+    if (!room) {
+      counters_.refused.fetch_add(1, std::memory_order_relaxed);
       ::close(fd);
       connections_.pop_back();
     }

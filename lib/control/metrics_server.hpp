@@ -9,9 +9,11 @@
 // is at most kMaxRequestBytes, and a newcomer finds a slot: with kMaxConnections open (or
 // kMaxPerPeer from its address) one is closed for it, first a finished one lingering for its
 // client's close, then one sending its request for longer than kRequestGraceNs (slowloris), then
-// the answered one that has read the least of its answer (a client that never reads), and
-// never a whole request waiting for its render nor one younger than kArrivalGraceNs still sending
-// its request (only when every slot is one of those is the newcomer refused), so neither 500
+// the answered one that has read the least of its answer (a client that never reads), then one
+// still sending its request; one younger than kArrivalGraceNs still sending, or one reading its
+// answer, goes only for a newcomer whose request is whole (read at accept), and a whole request
+// waiting for its render never (only when every slot is one of those is the newcomer refused),
+// so neither 500
 // slowloris connections nor 128 scrapers that never read can keep the kubelet's probe out. After
 // an answer braid half-closes and reads what the client still sends until it closes (at most
 // kLingerNs), so bytes it sent late do not turn the close into a reset that would discard the end
@@ -53,8 +55,8 @@ struct MetricsServerCounters {
   std::atomic<std::uint64_t> header_timeouts{0};
   std::atomic<std::uint64_t> write_timeouts{0};  // the client stopped reading its answer
   std::atomic<std::uint64_t> evicted{0};         // closed to make room for a newer connection
-  // New connections closed at once: every slot (of their address) was a request just arriving
-  // or one waiting for its render.
+  // New connections without a whole request closed at once: every slot (of their address) was a
+  // request just arriving, an answer being read or a request waiting for its render.
   std::atomic<std::uint64_t> refused{0};
   std::atomic<std::uint64_t> bad_requests{0};  // malformed, too large, or not GET/HEAD
 };
@@ -138,9 +140,9 @@ class MetricsServer {
   bool linger(Connection& connection, std::uint64_t now_ns);        // false: close it
   // False while the request waits for a render (see Wait).
   bool answer(Connection& connection, std::uint64_t now_ns);
-  // Closes one connection for a newcomer from `peer` (all of them, or only that peer's); false
-  // when none may be closed (the newcomer is refused).
-  bool make_room(const std::string* peer, std::uint64_t now_ns);
+  // Closes one connection other than `newcomer` (the last one, already read), any or only one from
+  // its address, to make room for it; false when none may be closed (the newcomer is refused).
+  bool make_room(const Connection& newcomer, bool only_its_peer, std::uint64_t now_ns);
 
   int listen_fd_ = -1;
   std::string host_;
