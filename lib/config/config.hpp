@@ -151,12 +151,15 @@ inline constexpr ChoiceNames<StormAction, 2> kStormActions{
     {{"move", StormAction::kMove}, {"drop", StormAction::kDrop}}};
 
 struct SchedulerConfig {
-  std::string policy = "hash";         // hash, wrr, lqf, adaptive
+  std::string policy = "hash";         // hash, wrr, lqf, adaptive, latency, spray
   std::vector<std::uint32_t> weights;  // per member (wrr, adaptive); empty: all 1
   std::uint32_t flowlet_gap_us = 500;  // > path delay skew (doc/scheduler.md)
   std::uint32_t period_ms = 10;
   std::uint32_t max_moves = 64;  // buckets moved per period at most
   std::uint32_t max_holds = 2;   // busy buckets held at a time (adaptive; doc/scheduler.md)
+  // Every RoCE receiver behind the bond places packets out of order: spray may carry RoCEv2
+  // (classify/roce_reach.hpp).
+  bool out_of_order_placement = false;
   CongestionConfig congestion;
   AimdConfig aimd;
   PfcWatchdogConfig pfc_watchdog;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "classify/roce_reach.hpp"
 #include "config/bfd_config_loader.hpp"
 #include "config/classes_loader.hpp"
 #include "config/config_file.hpp"
@@ -241,7 +242,7 @@ void read_scheduler(const YamlReader& in, const YAML::Node& node, const std::str
                     std::size_t members, SchedulerConfig& out) {
   in.expect_map(node, where,
                 {"policy", "weights", "flowlet_gap_us", "period_ms", "max_moves", "max_holds",
-                 "congestion", "aimd", "pfc_watchdog"});
+                 "out_of_order_placement", "congestion", "aimd", "pfc_watchdog"});
   out.policy = in.get_string(node, "policy", where, "hash");
   if (!is_policy_name(out.policy)) {
     in.fail(node["policy"], where + ".policy",
@@ -260,6 +261,7 @@ void read_scheduler(const YamlReader& in, const YAML::Node& node, const std::str
   out.period_ms = static_cast<std::uint32_t>(in.get_uint(node, "period_ms", where, 1, 10000, 10));
   out.max_moves = static_cast<std::uint32_t>(in.get_uint(node, "max_moves", where, 1, 65536, 64));
   out.max_holds = static_cast<std::uint32_t>(in.get_uint(node, "max_holds", where, 0, 64, 2));
+  out.out_of_order_placement = in.get_bool(node, "out_of_order_placement", where, false);
   if (const YAML::Node congestion = node["congestion"]; congestion.IsDefined()) {
     read_congestion(in, congestion, where + ".congestion", members, out.congestion);
   }
@@ -400,6 +402,25 @@ void read_health(const YamlReader& in, const YAML::Node& node, const std::string
     in.fail(node, where, error);
 }
 
+// Spray on traffic RoCEv2 can reach, unless the operator says its receivers place out of order.
+void refuse_spray_on_roce(const YamlReader& in, const YAML::Node& node, const std::string& where,
+                          const BondConfig& bond) {
+  if (bond.scheduler.out_of_order_placement) return;
+  const std::vector<classify::ClassSpec>& classes = bond.classes.classes;
+  if (classes.empty() && bond.scheduler.policy == "spray") {
+    in.fail(node["scheduler"]["policy"], where + ".scheduler.policy",
+            classify::spray_on_roce_error(bond.classes, 0, "the bond"));
+  }
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    const std::string& policy =
+        classes[c].policy.empty() ? bond.scheduler.policy : classes[c].policy;
+    if (policy != "spray") continue;
+    const std::string error = classify::spray_on_roce_error(
+        bond.classes, static_cast<classify::ClassId>(c), "class \"" + classes[c].name + "\"");
+    if (!error.empty()) in.fail(node["classes"], where + ".classes", error);
+  }
+}
+
 BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t index) {
   std::string where = "bonds[" + std::to_string(index) + "]";
   in.expect_map(node, where,
@@ -463,6 +484,7 @@ BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t i
       }
     }
   }
+  refuse_spray_on_roce(in, node, where, bond);
   if (const YAML::Node bfd = node["bfd"]; bfd.IsDefined())
     bond.bfd = read_bfd(in, bfd, where + ".bfd", bond.members);
   if (const YAML::Node lldp = node["lldp"]; lldp.IsDefined())

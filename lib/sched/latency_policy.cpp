@@ -1,11 +1,13 @@
 // latency: a flowlet that may move goes to the member where its next packets wait least. Each
-// member's expected delay is its queue over its drain rate (delay_estimate.hpp), so a member
-// paused half the time or shared with a bulk class looks as slow as it is, whatever the queue's
-// length in packets. A flowlet moves only for a clear gain (kMinGainNs and kRelativeGain: queue
-// noise of a packet or two does not churn the table), and the load it brings counts against its
-// destination: what a member's spare capacity cannot absorb would queue there, so one period
-// never sends every flowlet of a slow member to the same fast one. A member whose delay cannot
-// be measured (no queue probe) is not a destination and its flowlets stay: without a probe this
+// member's wait is its queue over its drain rate (delay_estimate.hpp), so a member paused half
+// the time or shared with a bulk class looks as slow as it is, whatever the queue's length in
+// packets; the plan judges it at the period's end, with the load the plan leaves on it: a queue
+// that drains within the period anyway costs nothing, and each flowlet moved adds its load to its
+// destination and takes it off its source. So one period never sends every flowlet of a slow
+// member to the same fast one, nor moves more of them than relieve the slow one (the rest came
+// back the next period). A flowlet moves only for a clear gain (kMinGainNs and kRelativeGain:
+// queue noise of a packet or two does not churn the table). A member whose delay cannot be
+// measured (no queue probe) is not a destination and its flowlets stay: without a probe this
 // policy is hash. Busy flowlets on a standing queue move by being held (held_moves.hpp). Members
 // get equal weights (under failover the bond's quotas are equal), cut by health like every policy:
 // a degraded member drains at its health fraction.
@@ -23,10 +25,15 @@ constexpr double kMinGainNs = 2'000;  // 2 us: below it no receiver can tell
 constexpr double kRelativeGain = 0.10;
 constexpr double kInfinite = std::numeric_limits<double>::infinity();
 
+// A member as the plan sees it: the queue it has now and how that queue ends the period with the
+// load the plan leaves on it. Its cost is the wait at the period's end, when the plan's moves
+// have had their effect: a queue that drains within the period anyway costs nothing, one that
+// keeps growing costs what it will have grown to.
 struct Destination {
-  double cost_ns = kInfinite;  // expected delay; infinite: not a destination
-  double drain_per_ns = 0;     // 0: unknown, the load it receives adds no delay
-  double spare = kInfinite;    // packets per period it can take before its queue grows
+  double now_ns = kInfinite;  // the wait now (queue over drain); infinite: not a destination
+  double drain_per_ns = 0;    // 0: unknown, the load it carries adds no delay
+  double queue = 0;           // packets waiting now
+  double excess = 0;          // packets per period it gets beyond what it drains (< 0: spare)
 };
 
 std::vector<Destination> destinations(const PlanInput& in) {
@@ -45,19 +52,20 @@ std::vector<Destination> destinations(const PlanInput& in) {
     // busy (members are alike as a rule).
     const double drain = (m.drain_per_ns > 0 ? m.drain_per_ns : std::max(fastest, m.sent_per_ns)) *
                          m.weight / max_weight;
-    out[i].cost_ns = static_cast<double>(*m.delay_ns) * max_weight / m.weight;
-    out[i].drain_per_ns = drain;
+    out[i].now_ns = static_cast<double>(*m.delay_ns) * max_weight / m.weight;
     if (drain > 0 && in.period_ns != 0) {
-      out[i].spare = std::max(0.0, (drain - m.sent_per_ns) * static_cast<double>(in.period_ns));
+      out[i].drain_per_ns = drain;
+      out[i].queue = out[i].now_ns * drain;
+      out[i].excess = (m.sent_per_ns - drain) * static_cast<double>(in.period_ns);
     }
   }
   return out;
 }
 
-// The delay a period of `load` adds on `to`: what its spare capacity cannot absorb, queued.
-double added_ns(const Destination& to, double load) {
-  if (to.drain_per_ns <= 0) return 0;
-  return std::max(0.0, load - to.spare) / to.drain_per_ns;
+// The wait on `at` at the period's end with `extra` packets per period more (less, negative).
+double end_wait_ns(const Destination& at, double extra) {
+  if (at.now_ns == kInfinite || at.drain_per_ns <= 0) return at.now_ns;
+  return std::max(0.0, at.queue + at.excess + extra) / at.drain_per_ns;
 }
 
 class Planner {
@@ -70,7 +78,7 @@ class Planner {
     if (from >= in_.members.size()) return kInfinite;
     const MemberState& m = in_.members[from];
     if (!m.distributing || m.weight == 0) return kInfinite;
-    return m.delay_ns ? member_[from].cost_ns : -1.0;
+    return m.delay_ns ? end_wait_ns(member_[from], 0) : -1.0;
   }
 
   // Buckets marked in `mask` that carried traffic and wait somewhere, the longest waits first
@@ -89,7 +97,9 @@ class Planner {
   }
 
   // Where bucket `b` waits least, counting the load it brings there, when that is a clear gain
-  // over where it is; the destination then carries that load. kNoMember: it stays.
+  // over where it is; the load then moves with it, off its source (whose wait shortens: without
+  // that, every flowlet of a slow member left in one period for a queue the first few moves had
+  // relieved, and came back the next) and onto its destination. kNoMember: it stays.
   MemberIndex destination(std::uint32_t b) {
     const MemberIndex from = in_.buckets[b];
     const double load = in_.bucket_load[b];
@@ -97,8 +107,8 @@ class Planner {
     MemberIndex to = bond::kNoMember;
     double best = kInfinite;
     for (std::size_t m = 0; m < member_.size(); ++m) {
-      if (m == from || member_[m].cost_ns == kInfinite) continue;
-      const double cost = member_[m].cost_ns + added_ns(member_[m], load);
+      if (m == from || member_[m].now_ns == kInfinite) continue;
+      const double cost = end_wait_ns(member_[m], load);
       if (cost < best) {
         best = cost;
         to = static_cast<MemberIndex>(m);
@@ -107,8 +117,8 @@ class Planner {
     if (to == bond::kNoMember) return to;
     if (now != kInfinite && now - best <= std::max(kMinGainNs, kRelativeGain * now))
       return bond::kNoMember;
-    member_[to].cost_ns = best;
-    member_[to].spare = std::max(0.0, member_[to].spare - load);
+    member_[to].excess += load;
+    if (from < member_.size()) member_[from].excess -= load;
     return to;
   }
 

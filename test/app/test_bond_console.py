@@ -160,6 +160,17 @@ def test_missing_counters_are_null_in_json(running):
     assert re.search(r"^\s*m0\s.*\s-\s", text, re.M), text
 
 
+def test_spray_is_refused_where_roce_can_arrive(running):
+    """Issue 34 item 9: the demo's bonds say nothing of out-of-order placement; spray at run time
+    is refused as the config would refuse it, and the policy stays."""
+    before = ctl_json(running, "show", "scheduler", "lag")["lag"]["policy"]
+    result = ctl(running, "set", "bond", "lag", "policy", "spray", check=False)
+    assert result.returncode == 1, result.stdout
+    assert "uses policy spray and" in result.stderr, result.stderr
+    assert "scheduler.out_of_order_placement: true" in result.stderr, result.stderr
+    assert ctl_json(running, "show", "scheduler", "lag")["lag"]["policy"] == before
+
+
 def test_weight_help_says_which_policies_use_weights(running):
     text = ctl(running, "help", "set", "bond").stdout
     assert "wrr, adaptive and spray use weights; hash, lqf and latency give every member an equal share" in text

@@ -231,7 +231,10 @@ TEST(StaticBond, SprayWeighsEveryPacketAndFailsOverWithTheBond) {
   // Flows take turns, so a flow count sharing a factor with the table's period would put each
   // flow's packets on the same buckets every time: 3 flows over 2 members do not.
   constexpr std::uint32_t kFlows = 3;
-  BondRig rig(2, ", mode: static, scheduler: {policy: spray, weights: [3, 1]}", kFlows);
+  BondRig rig(2,
+              ", mode: static, scheduler: {policy: spray, weights: [3, 1], "
+              "out_of_order_placement: true}",
+              kFlows);
   std::vector<std::array<std::uint64_t, 2>> seen(kFlows);
   rig.observe([&](const Stamp& stamp, int member) { ++seen[stamp.flow][member]; });
   rig.engine().start();
@@ -258,7 +261,8 @@ TEST(StaticBond, SprayWeighsEveryPacketAndFailsOverWithTheBond) {
 TEST(StaticBond, OnlyTheSprayedClassSpreadsItsFlows) {
   constexpr std::uint32_t kFlows = 128;
   BondRig rig(4,
-              ", mode: static, classes: {default: rest, list: [{name: sprayed, policy: spray}, "
+              ", mode: static, scheduler: {out_of_order_placement: true}, classes: {default: "
+              "rest, list: [{name: sprayed, policy: spray}, "
               "{name: rest}], rules: [{class: sprayed, src_port: \"1024-1086\"}]}",
               kFlows);
   std::vector<std::array<std::uint64_t, 4>> seen(kFlows);

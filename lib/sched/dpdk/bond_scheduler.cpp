@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "classify/roce_reach.hpp"
 #include "common/clock.hpp"
 #include "common/plural.hpp"
 #include "config/config_validate.hpp"
@@ -376,6 +377,18 @@ void BondScheduler::switch_policy(std::size_t c, PolicyKind kind, std::uint64_t 
 bool BondScheduler::set_policy(const std::string& name, std::uint64_t now_ns, std::string& error) {
   const std::optional<PolicyKind> kind = policy_or_error(name, error);
   if (!kind) return false;
+  const config::BondConfig& config = bond_.config();
+  if (*kind == PolicyKind::kSpray && !config.scheduler.out_of_order_placement) {
+    const classify::ClassifierSpec& spec = config.classes;
+    error = spec.enabled() ? "" : classify::spray_on_roce_error(spec, 0, "bond " + bond_.name());
+    for (std::size_t c = 0; c < lanes_.size() && spec.enabled() && error.empty(); ++c) {
+      if (!lanes_[c].own_policy) {
+        error = classify::spray_on_roce_error(spec, static_cast<classify::ClassId>(c),
+                                              "class " + spec.classes[c].name);
+      }
+    }
+    if (!error.empty()) return false;
+  }
   policy_ = *kind;
   for (std::size_t c = 0; c < lanes_.size(); ++c) {
     if (!lanes_[c].own_policy) switch_policy(c, *kind, now_ns);
@@ -401,6 +414,11 @@ bool BondScheduler::set_class_policy(const std::string& class_name, const std::s
   const std::optional<PolicyKind> kind = policy_or_error(policy, error);
   if (!kind) return false;
   const auto c = static_cast<std::size_t>(found - classes.begin());
+  if (*kind == PolicyKind::kSpray && !bond_.config().scheduler.out_of_order_placement) {
+    error = classify::spray_on_roce_error(bond_.config().classes, static_cast<classify::ClassId>(c),
+                                          "class " + class_name);
+    if (!error.empty()) return false;
+  }
   lanes_[c].own_policy = true;
   switch_policy(c, *kind, now_ns);
   return true;

@@ -52,7 +52,7 @@ Result run(const std::string& policy, double link_pps, double seconds) {
   link.latency_ns = 20'000;
   BondRig rig(kMembers,
               ", mode: static, buckets: 4096, scheduler: {policy: " + policy +
-                  ", congestion: {source: sim}}",
+                  ", out_of_order_placement: true, congestion: {source: sim}}",
               kFlows, link);
   trace::TraceSpec spec;
   spec.flows = kFlows;

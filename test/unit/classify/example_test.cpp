@@ -48,11 +48,11 @@ TEST(ClassesExample, StorageGatewayTableHolds) {
   const auto class_of = [&](const std::vector<std::uint8_t>& frame) {
     return spec.classes[classifier.classify(ByteSpan(frame))].name;
   };
-  const auto roce = [](FrameBuilder builder) {
+  const auto roce = [](FrameBuilder builder, std::uint8_t dscp = 26, std::uint8_t opcode = 0x04) {
     return builder.ipv4(kIpv4A, kIpv4B)
-        .traffic_class(26 << 2)
+        .traffic_class(static_cast<std::uint8_t>(dscp << 2))
         .udp(49152, flow::kUdpPortRocev2)
-        .bth(0x11)
+        .bth(0x11, 0, opcode)
         .build();
   };
   const auto tcp = [](std::uint16_t src, std::uint16_t dst, std::uint8_t dscp) {
@@ -66,7 +66,9 @@ TEST(ClassesExample, StorageGatewayTableHolds) {
   EXPECT_EQ(class_of(roce(
                 FrameBuilder().ethernet(kMacB, kMacA).vlan(flow::kEtherTypeVlan, 3 << 13 | 10))),
             "replication");
-  EXPECT_EQ(class_of(roce(FrameBuilder().ethernet(kMacB, kMacA))), "bulk");
+  EXPECT_EQ(class_of(roce(FrameBuilder().ethernet(kMacB, kMacA))), "replication");
+  EXPECT_EQ(class_of(roce(FrameBuilder().ethernet(kMacB, kMacA), 48, 0x81)), "replication");
+  EXPECT_EQ(class_of(roce(FrameBuilder().ethernet(kMacB, kMacA), 0)), "bulk");
   EXPECT_EQ(class_of(roce(FrameBuilder()
                               .ethernet(kMacB, kMacA)
                               .ipv4(kIpv4A, kIpv4B)

@@ -246,6 +246,35 @@ TEST(ClassesConfig, AReservedShareNeedsACongestionSource) {
       << error;
 }
 
+// Issue 34 item 9: spray reorders within a flow; RoCE RC answers that with go-back-N.
+TEST(ClassesConfig, SprayOnTrafficRoceCanReachIsRefusedUnlessReceiversPlaceOutOfOrder) {
+  const std::string sprayed_default =
+      "\n      default: bulk\n      list: [{name: roce}, {name: bulk, policy: spray}]\n      "
+      "rules: [{class: roce, dscp: 26}]\n";
+  const std::string error = error_of(two_member_bond("classes") + sprayed_default);
+  EXPECT_NE(error.find("classes: class \"bulk\" uses policy spray and it is the default class and "
+                       "no rule before takes every RoCEv2 frame"),
+            std::string::npos)
+      << error;
+  // RoCE taken first by a rule of its own: the default class gets none.
+  EXPECT_NO_THROW(parse_config(two_member_bond("classes") +
+                                   "\n      default: bulk\n      list: [{name: roce}, {name: "
+                                   "bulk, policy: spray}]\n      rules: [{class: roce, roce: "
+                                   "true}]\n",
+                               "c.yaml"));
+  // The operator says every receiver places out of order.
+  EXPECT_NO_THROW(
+      parse_config(two_member_bond("scheduler") +
+                       "{out_of_order_placement: true}\n    classes: " + sprayed_default,
+                   "c.yaml"));
+  // A bond without classes sprays RoCE with the rest.
+  const std::string bond_wide = error_of(two_member_bond("scheduler") + "{policy: spray}\n");
+  EXPECT_NE(bond_wide.find("scheduler.policy: the bond uses policy spray and the bond has no "
+                           "traffic classes"),
+            std::string::npos)
+      << bond_wide;
+}
+
 TEST(ClassesConfig, AtMost64Rules) {
   std::string text = two_member_bond("classes") + kTwo;
   for (int i = 0; i < 65; ++i)
