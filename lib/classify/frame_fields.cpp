@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "flow/parser.hpp"
+
 namespace braid::classify {
 namespace {
 
@@ -159,6 +161,17 @@ void fields_from_key(const FlowKey& key, FrameFields& fields) {
 bool fields_from_frame(ByteSpan frame, FrameFields& fields) {
   fields = FrameFields{};
   return level_from_frame(frame, fields.outer, &fields);
+}
+
+bool is_roce_cnp(ByteSpan frame) {
+  FrameFields fields;
+  if (!fields_from_frame(frame, fields)) {
+    flow::FlowKey key;
+    flow::parse_flow_key(frame, key);
+    fields_from_key(key, fields);
+  }
+  return fields.outer.roce_opcode == kRoceCnpOpcode ||
+         (fields.tunnel && fields.inner.roce_opcode == kRoceCnpOpcode);
 }
 
 }  // namespace braid::classify

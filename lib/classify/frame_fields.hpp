@@ -64,4 +64,10 @@ inline HeaderFields fields_from_l34(const flow::L34Fields& l34) {
 // fields_from_key.
 bool fields_from_frame(ByteSpan frame, FrameFields& fields);
 
+// RoCEv2 congestion notification packets (IBTA Annex A17: BTH opcode 0x81).
+inline constexpr std::uint16_t kRoceCnpOpcode = 0x81;
+
+// Whether `frame` is a RoCEv2 CNP, outside a tunnel or in one (any shape the parser reads).
+bool is_roce_cnp(ByteSpan frame);
+
 }  // namespace braid::classify

@@ -157,5 +157,30 @@ TEST(BondClasses, ARateCapHoldsItsClassToItsRate) {
   EXPECT_EQ(rig.tracker().reordered(), 0u);
 }
 
+// Issue 34 item 7: a RoCE class's CNPs ride in it; dropping one by the class's cap keeps its
+// sender at full rate into the congestion it reports. Flows 0..63 are CNPs in the capped class.
+TEST(BondClasses, ARateCapNeverDropsACnp) {
+  BondRig rig(4,
+              ", mode: static, buckets: 1024, lldp: off, classes: {default: roce, list: [{name: "
+              "roce, rate_cap: {mbps: 2, burst_kb: 8}}]}",
+              kFlows);
+  rig.flows().set_roce_cnp(0, kCriticalFlows);
+  Outcome out;
+  rig.observe([&](const Stamp& stamp, int) {
+    (stamp.flow < kCriticalFlows ? out.critical : out.bulk).received += 1;
+  });
+  rig.engine().start();
+  rig.run_at_rate(12'000, 500 * kMs);
+  rig.settle();
+  rig.engine().stop();
+  out.critical.injected = rig.injected_into(0, kCriticalFlows);
+  out.bulk.injected = rig.injected_into(kCriticalFlows, kFlows);
+  const std::uint64_t capped = rig.bond().class_rate_capped()[0];
+  EXPECT_EQ(out.critical.received, out.critical.injected) << "the cap dropped CNPs";
+  EXPECT_GT(capped, out.bulk.injected / 4) << "the cap did not hold the rest";
+  EXPECT_EQ(out.bulk.injected, out.bulk.received + capped);
+  EXPECT_EQ(rig.injected(), rig.received_total() + rig.engine().totals().dropped());
+}
+
 }  // namespace
 }  // namespace braid::test

@@ -53,6 +53,17 @@ class FlowSet {
     }
   }
 
+  // Flows [first, last) become RoCEv2 CNPs: UDP to 4791, a BTH with opcode 0x81 (the stamp
+  // overwrites the BTH's QP and PSN, which nothing here reads).
+  void set_roce_cnp(std::uint32_t first, std::uint32_t last) {
+    constexpr std::size_t kBthOffset = 14 + 20 + 8;  // untagged IPv4 and UDP headers
+    for (std::uint32_t f = first; f < last && f < specs_.size(); ++f) {
+      specs_[f].dst_port = 4791;
+      frames_[f] = trace::build_frame(specs_[f], frame_size_);
+      frames_[f][kBthOffset] = 0x81;
+    }
+  }
+
   std::uint32_t size() const { return static_cast<std::uint32_t>(frames_.size()); }
 
   // An mbuf carrying the next packet of `flow`, or nullptr when the pool is empty.

@@ -24,6 +24,7 @@
 #include "bond/slow_policer.hpp"
 #include "classify/classifier.hpp"
 #include "classify/classify_burst.hpp"
+#include "classify/frame_fields.hpp"
 #include "common/split_mix64.hpp"
 #include "common/token_bucket.hpp"
 #include "datapath/counters.hpp"
@@ -159,8 +160,10 @@ class BondEgress {
 
   // Rate caps and share limits: each packet of a policed class is metered against its class's
   // cap (bytes), then, on a member where the class gives way, against its limit there
-  // (packets); what does not fit is dropped and counted, the rest closes up in place. What each
-  // class offers each member is counted in the same pass.
+  // (packets); what does not fit is dropped and counted, the rest closes up in place, except a
+  // RoCEv2 CNP: dropping one keeps its sender at full rate into the congestion it reports, so it
+  // always passes (looked for only in what would be dropped). What each class offers each member
+  // is counted in the same pass.
   std::uint16_t police(const BondTable& table, rte_mbuf** packets, std::uint16_t n,
                        std::uint32_t* slots, datapath::WorkerCounters& counters) {
     policer_.refresh(class_hits_->limits, shared_->member_count, shared_->cap_burst_bytes);
@@ -175,14 +178,15 @@ class BondEgress {
       const bool to_member = member < shared_->member_count;  // not held or dropped
       if ((policed >> class_id & 1) != 0) {
         if (policer_.capped(class_id) &&
-            !policer_.within_cap(class_id, tsc, rte_pktmbuf_pkt_len(packets[i]))) {
+            !policer_.within_cap(class_id, tsc, rte_pktmbuf_pkt_len(packets[i])) &&
+            !is_cnp(packets[i])) {
           class_hits_->rate_capped[class_id].add(1);
           dropped[capped++ + gave_way] = packets[i];
           continue;
         }
         if (to_member && count_offered) class_hits_->offered[class_id][member].add(1);
         if (to_member && policer_.share_limited(class_id, member) &&
-            !policer_.within_share(class_id, member, tsc)) {
+            !policer_.within_share(class_id, member, tsc) && !is_cnp(packets[i])) {
           class_hits_->gave_way[class_id][member].add(1);
           dropped[capped + gave_way++] = packets[i];
           continue;
@@ -199,6 +203,11 @@ class BondEgress {
       rte_pktmbuf_free_bulk(dropped.data(), capped + gave_way);
     }
     return kept;
+  }
+
+  static bool is_cnp(const rte_mbuf* packet) {
+    return classify::is_roce_cnp(
+        ByteSpan(rte_pktmbuf_mtod(packet, const std::uint8_t*), packet->data_len));
   }
 
   // braid's own ECN marking: each packet of a class with a profile is chosen with the
