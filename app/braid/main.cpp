@@ -178,6 +178,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", error.what());
     return 1;
   }
+  for (const std::string& warning : config.warnings)
+    std::fprintf(stderr, "warning: %s\n", warning.c_str());
   const braid::engine::EalArgs eal =
       braid::engine::build_eal_args(config, options.eal_args, braid::engine::hugepages_available());
   // What start-up would refuse, before anything is written or EAL takes the prefix.

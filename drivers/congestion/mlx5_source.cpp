@@ -7,15 +7,22 @@
 //    drivers/net/mlx5/linux/mlx5_ethdev_os.c) and has no per-priority pause counter. mlx5e lists
 //    rx_prio<N>_* only while PFC is on for priority N. The netdev is `netdevs[m]`, or the one under
 //    <sys_root>/bus/pci/devices/<the member's PCI address>/net/.
-//  - discards: ethtool rx_discards_phy, else xstat rx_phy_discard_packets (the PMD's name for the
-//    same counter), rx_discards_phy or rx_discards.
-//  - packets sent: ethtool tx_packets_phy, else xstat tx_phy_packets (the PMD's name for it) or
-//    tx_packets_phy; per priority in use, ethtool tx_prio<N>_packets (the PFC storm watchdog's
-//    progress of priority N).
-//  The PMD reads its xstats through the same ioctl on the same netdev, so one ethtool read per
-//  member and period is enough; the xstats are read only when that read fails or lacks one.
+//  - 802.3x link-level pause (rx_global_pause, rx_global_pause_duration: mlx5e lists them instead
+//    of the per-priority ones while link-level pause is on): it stops every priority, so it adds
+//    to each priority in use and to the bond's pause fields.
+//  - discards, transmit side (what lowers a member's transmit weight): ethtool tx_discards_phy
+//    (frames the port dropped on transmit for want of buffers), else xstat tx_phy_discard_packets
+//    (the PMD's name for it). rx_discards_phy is the receive side (braid's own RX lacking
+//    buffers): a health signal (drivers/health), never a reason to send less.
+//  - packets sent: xstat tx_good_packets, what the PMD sent from braid's own queues: the drain
+//    rate and capacity of braid's queue. tx_packets_phy counts everything the port sent, the
+//    host's RDMA and kernel traffic included; per priority in use, ethtool tx_prio<N>_packets
+//    (the PFC storm watchdog's progress of priority N).
 //  - RoCE congestion: the RDMA device's hw_counters in sysfs (np_ecn_marked_roce_packets:
-//    ECN-marked packets we received; rp_cnp_handled: CNPs telling our TX to slow down).
+//    ECN-marked RoCE packets the host's RDMA stack received; rp_cnp_handled: CNPs that slowed the
+//    host's own RoCE senders). They count RoCE the host terminates, never frames braid forwards:
+//    on a pure gateway they stay 0; where the host runs RoCE over the same ports, they say the
+//    port's paths are congested.
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -79,22 +86,16 @@ class Mlx5Source final : public Source {
       for (std::size_t p = 0; p < sched::kPfcPriorities; ++p) {
         if (settings_.pfc.uses(p)) read_pauses(member, *kernel, netdev.name, p, c);
       }
+      add_link_level_pauses(*kernel, c);
     }
-    const bool kernel_has_all = kernel != nullptr &&
-                                find_xstat(*kernel, "rx_discards_phy") != nullptr &&
-                                find_xstat(*kernel, "tx_packets_phy") != nullptr;
-    const Xstats xstats = !kernel_has_all && xstats_ ? xstats_(member) : Xstats{};
+    const Xstats xstats = xstats_ ? xstats_(member) : Xstats{};
     const std::string in_kernel = " in the ethtool stats of " + netdev.name;
-    take(member, "discards",
-         {{kernel, "rx_discards_phy", "rx_discards_phy" + in_kernel},
-          {&xstats, "rx_phy_discard_packets", "xstat rx_phy_discard_packets"},
-          {&xstats, "rx_discards_phy", "xstat rx_discards_phy"},
-          {&xstats, "rx_discards", "xstat rx_discards"}},
+    take(member, "transmit discards",
+         {{kernel, "tx_discards_phy", "tx_discards_phy" + in_kernel},
+          {&xstats, "tx_phy_discard_packets", "xstat tx_phy_discard_packets"},
+          {&xstats, "tx_discards_phy", "xstat tx_discards_phy"}},
          F::kDiscards, c.discards, c);
-    take(member, "packets sent",
-         {{kernel, "tx_packets_phy", "tx_packets_phy" + in_kernel},
-          {&xstats, "tx_phy_packets", "xstat tx_phy_packets"},
-          {&xstats, "tx_packets_phy", "xstat tx_packets_phy"}},
+    take(member, "packets sent", {{&xstats, "tx_good_packets", "xstat tx_good_packets"}},
          F::kTxPackets, c.tx_packets, c);
     const fs::path counters = hw_counters(member);
     if (counters.empty()) {
@@ -142,6 +143,26 @@ class Mlx5Source final : public Source {
     // priority's progress (without it, the port's packets sent stand in).
     if (const std::uint64_t* sent = find_xstat(kernel, "tx_prio" + std::to_string(p) + "_packets"))
       c.set_priority_tx_packets(p, *sent);
+  }
+
+  // 802.3x pause stops the whole port: every priority in use sees it, the bond's too.
+  static void add_link_level_pauses(const Xstats& kernel, F& c) {
+    const std::uint64_t* frames = find_xstat(kernel, "rx_global_pause");
+    const std::uint64_t* duration = find_xstat(kernel, "rx_global_pause_duration");
+    for (std::size_t p = 0; p < sched::kPfcPriorities; ++p) {
+      if (frames != nullptr) c.set_priority_pause_frames(p, c.priority_pause_frames[p] + *frames);
+      if (duration != nullptr) {
+        c.set_priority_pause_duration_us(p, c.priority_pause_duration_us[p] + *duration);
+      }
+    }
+    if (frames != nullptr) {
+      c.pause_frames += *frames;
+      c.present |= F::kPauseFrames;
+    }
+    if (duration != nullptr) {
+      c.pause_duration_us += *duration;
+      c.present |= F::kPauseDurationUs;
+    }
   }
 
   // The first lookup that finds its name sets the counter; when none does, the log lists them all

@@ -36,13 +36,25 @@ inline constexpr std::uint32_t kMaxPfcPriority = 7;    // IEEE 802.1Qbb: eight p
 inline constexpr std::uint32_t kPermille = 1000;
 inline constexpr std::uint32_t kMaxRateCapMbps = 800'000;  // the fastest port there is, 800G
 inline constexpr std::uint32_t kMaxBurstKb = 65'536;       // 64 MiB: far more than any queue
-inline constexpr std::uint32_t kDefaultBurstKb = 64;
+inline constexpr std::uint32_t kMinDefaultBurstKb = 64;
+// One worker's RX burst of jumbo frames (32 x 9216 bytes): a committed burst below it drops such
+// a burst arriving at once, however far below the cap the class's rate is.
+inline constexpr std::uint32_t kJumboBurstBytes = 32 * 9216;
+
+// A rate cap's committed burst when the config names none: what the cap passes in 1 ms (rate x
+// RTT, with a data centre's RTT under load), at least kMinDefaultBurstKb.
+constexpr std::uint32_t default_burst_kb(std::uint32_t mbps) {
+  const std::uint64_t kb = (std::uint64_t{mbps} * 125 + 1023) / 1024;  // mbps x 1 ms, in KiB
+  return static_cast<std::uint32_t>(kb < kMinDefaultBurstKb ? kMinDefaultBurstKb
+                                    : kb > kMaxBurstKb      ? kMaxBurstKb
+                                                            : kb);
+}
 
 // A class's rate cap: it sends at most `mbps` (frame bytes, over all the bond's members
 // together), in bursts of up to `burst_kb` KiB above it (an srTCM's committed burst).
 struct RateCap {
   std::uint32_t mbps = 0;
-  std::uint32_t burst_kb = kDefaultBurstKb;
+  std::uint32_t burst_kb = kMinDefaultBurstKb;
 };
 
 // An inclusive range of field values; a single value is first == last.

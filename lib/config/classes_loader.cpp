@@ -183,8 +183,21 @@ std::optional<classify::RateCap> read_class_rate_cap(const YamlReader& in, const
   classify::RateCap cap;
   cap.mbps =
       static_cast<std::uint32_t>(in.get_uint(node, "mbps", at, 1, classify::kMaxRateCapMbps, 0));
-  cap.burst_kb = static_cast<std::uint32_t>(
-      in.get_uint(node, "burst_kb", at, 1, classify::kMaxBurstKb, classify::kDefaultBurstKb));
+  cap.burst_kb = static_cast<std::uint32_t>(in.get_uint(
+      node, "burst_kb", at, 1, classify::kMaxBurstKb, classify::default_burst_kb(cap.mbps)));
+  // Below what the cap passes in 1 ms, and below a burst of jumbo frames: bursts far under the
+  // cap are dropped (32 jumbo frames at once against 64 KiB: 7 pass).
+  const std::uint64_t burst = std::uint64_t{cap.burst_kb} * 1024;
+  const std::uint64_t wanted =
+      std::min<std::uint64_t>(classify::kJumboBurstBytes, std::uint64_t{cap.mbps} * 125'000 / 1000);
+  if (burst < wanted) {
+    in.warn(node["burst_kb"], at + ".burst_kb",
+            std::to_string(cap.burst_kb) + " KiB is less than " +
+                std::to_string((wanted + 1023) / 1024) +
+                " KiB (what the cap passes in 1 ms, at most a burst of 32 jumbo frames): bursts of "
+                "large frames far below the cap are dropped; leave burst_kb out for " +
+                std::to_string(classify::default_burst_kb(cap.mbps)) + " KiB");
+  }
   return cap;
 }
 

@@ -252,6 +252,9 @@ struct Config {
   StatsConfig stats;
   ControlConfig control;
   MetricsConfig metrics;
+  // What the loader accepted but advises against, one line each ("config: <file>:<line>: ...");
+  // `braid --check` and start-up print them.
+  std::vector<std::string> warnings;
 
   const PortConfig* find_port(std::string_view name) const;
   const BondConfig* find_bond(std::string_view name) const;

@@ -421,6 +421,38 @@ void refuse_spray_on_roce(const YamlReader& in, const YAML::Node& node, const st
   }
 }
 
+// What braid drops of a class by design (its rate cap's excess, or what it gives way to reserved
+// shares on a short member) riding on the bond's PFC priority: if the switches keep that priority
+// lossless, the class is not. And reserved shares that leave the other classes next to nothing.
+void warn_about_class_drops(const YamlReader& in, const YAML::Node& node, const std::string& where,
+                            const BondConfig& bond) {
+  const std::vector<classify::ClassSpec>& classes = bond.classes.classes;
+  std::uint32_t reserved = 0;
+  for (const classify::ClassSpec& c : classes)
+    reserved += c.min_share_permille;
+  const std::uint32_t pfc = bond.scheduler.congestion.priority;
+  for (const classify::ClassSpec& c : classes) {
+    const bool gives_way = reserved != 0 && !c.reserved();
+    if ((!c.rate_cap && !gives_way) || c.priority.value_or(pfc) != pfc) continue;
+    const std::string priority = std::to_string(pfc);
+    in.warn(node["classes"], where + ".classes",
+            "class \"" + c.name + "\" " +
+                (c.rate_cap ? "has a rate cap" : "gives way to the reserved shares") +
+                " and rides on PFC priority " + priority +
+                (c.priority ? "" : " (scheduler.congestion.priority)") +
+                ": braid drops what is over its limit, so if the switches keep priority " +
+                priority +
+                " lossless, this class is not; give it a lossy priority of its own "
+                "(priority: 0)");
+  }
+  if (reserved > 900) {
+    in.warn(node["classes"], where + ".classes",
+            "the reserved shares add up to " + std::to_string(reserved) +
+                " permille: the classes without one keep " + std::to_string(1000 - reserved) +
+                " permille of a short member together, next to nothing; leave them at least 100");
+  }
+}
+
 BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t index) {
   std::string where = "bonds[" + std::to_string(index) + "]";
   in.expect_map(node, where,
@@ -485,6 +517,7 @@ BondConfig read_bond(const YamlReader& in, const YAML::Node& node, std::size_t i
     }
   }
   refuse_spray_on_roce(in, node, where, bond);
+  warn_about_class_drops(in, node, where, bond);
   if (const YAML::Node bfd = node["bfd"]; bfd.IsDefined())
     bond.bfd = read_bfd(in, bfd, where + ".bfd", bond.members);
   if (const YAML::Node lldp = node["lldp"]; lldp.IsDefined())
@@ -585,6 +618,7 @@ Config parse_with(YamlReader& in, std::string_view yaml_text, const std::string&
 
   Config config;
   config.origin = origin;
+  in.record_warnings(&config.warnings);
   if (const YAML::Node eal = root["eal"]; eal.IsDefined()) read_eal(in, eal, config.eal);
   if (const YAML::Node trace = root["trace"]; trace.IsDefined()) read_trace(in, trace, config);
   const YAML::Node ports = root["ports"];

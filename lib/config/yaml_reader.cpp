@@ -63,7 +63,8 @@ std::optional<YAML::Mark> second_document(std::string_view text) {
   return starts.last();
 }
 
-void YamlReader::fail(const YAML::Node& node, std::string_view where, std::string_view what) const {
+std::string YamlReader::located(const YAML::Node& node, std::string_view where,
+                                std::string_view what) const {
   std::string message = "config: " + origin_;
   if (node.IsDefined() && node.Mark().line >= 0) {
     message += ":" + std::to_string(node.Mark().line + 1);
@@ -72,7 +73,15 @@ void YamlReader::fail(const YAML::Node& node, std::string_view where, std::strin
   message += where;
   message += ": ";
   message += what;
-  throw ConfigError(message);
+  return message;
+}
+
+void YamlReader::fail(const YAML::Node& node, std::string_view where, std::string_view what) const {
+  throw ConfigError(located(node, where, what));
+}
+
+void YamlReader::warn(const YAML::Node& node, std::string_view where, std::string_view what) const {
+  if (warnings_ != nullptr) warnings_->push_back(located(node, where, what));
 }
 
 void YamlReader::expect_map(const YAML::Node& map, std::string_view where,

@@ -36,8 +36,14 @@ class YamlReader {
   // From now on every get_uint, present or not, adds its key to `limits` (once per path).
   void record_limits(std::vector<UintLimit>* limits) { limits_ = limits; }
 
+  // From now on warn() adds its lines to `warnings`.
+  void record_warnings(std::vector<std::string>* warnings) { warnings_ = warnings; }
+
   [[noreturn]] void fail(const YAML::Node& node, std::string_view where,
                          std::string_view what) const;
+  // What the config may do but likely should not: "config: <file>:<line>: <where>: <what>",
+  // kept for --check and start-up to print.
+  void warn(const YAML::Node& node, std::string_view where, std::string_view what) const;
 
   // Rejects any key of `map` that is not in `allowed`, naming the ones that are.
   void expect_map(const YAML::Node& map, std::string_view where,
@@ -59,6 +65,9 @@ class YamlReader {
  private:
   std::string origin_;
   std::vector<UintLimit>* limits_ = nullptr;
+  std::vector<std::string>* warnings_ = nullptr;
+
+  std::string located(const YAML::Node& node, std::string_view where, std::string_view what) const;
 };
 
 }  // namespace braid::config

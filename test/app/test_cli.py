@@ -50,6 +50,21 @@ def test_every_shipped_config_checks(config):
     # Written for other machines (their lcores, their NICs): --portable warns about this host.
     result = braid("--config", str(config), "--check", "--portable")
     assert result.returncode == 0, result.stderr
+    # Warnings about the config itself name a line (those about this host do not).
+    assert not re.search(r"^warning: config: [^:]+:\d+:", result.stderr, re.M), result.stderr
+
+
+def test_check_warns_of_a_rate_cap_on_the_bonds_pfc_priority(tmp_path):
+    """Issue 34 item 7: valid, and said: the cap drops frames of what may be a lossless priority."""
+    config = tmp_path / "capped.yaml"
+    config.write_text("ports:\n  - {name: host, device: net_null0}\n  - {name: m0, device: net_null1}\n"
+                      "bonds:\n  - name: uplink\n    members: [m0]\n    mode: static\n"
+                      "    classes: {default: bulk, list: [{name: bulk, rate_cap: {mbps: 100}}]}\n"
+                      "cross_connect: [[host, uplink]]\n")
+    result = braid("--config", str(config), "--check")
+    assert result.returncode == 0, result.stderr
+    assert (f'warning: config: {config}:8: bonds[0] "uplink".classes: class "bulk" has a rate cap '
+            'and rides on PFC priority 3') in result.stderr, result.stderr
 
 
 def test_broken_config_names_file_line_and_key(tmp_path):

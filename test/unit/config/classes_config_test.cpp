@@ -231,7 +231,7 @@ TEST(ClassesConfig, ReservedSharesAndRateCaps) {
   EXPECT_FALSE(classes[1].reserved());
   ASSERT_TRUE(classes[1].rate_cap.has_value());
   EXPECT_EQ(classes[1].rate_cap->mbps, 2500u);
-  EXPECT_EQ(classes[1].rate_cap->burst_kb, classify::kDefaultBurstKb);
+  EXPECT_EQ(classes[1].rate_cap->burst_kb, classify::default_burst_kb(2500));
   EXPECT_EQ(classes[2].rate_cap->burst_kb, 16u);
 }
 
@@ -273,6 +273,52 @@ TEST(ClassesConfig, SprayOnTrafficRoceCanReachIsRefusedUnlessReceiversPlaceOutOf
                            "traffic classes"),
             std::string::npos)
       << bond_wide;
+}
+
+// Issue 34 item 7: what braid drops by design, where it hurts.
+TEST(ClassesConfig, WarnsOfDropsOnTheBondsPfcPriorityAndOfStarvingShares) {
+  const Config capped = parse_config(two_member_bond("classes") +
+                                         "\n      default: bulk\n      list: [{name: bulk, "
+                                         "rate_cap: {mbps: 1000}}]\n",
+                                     "c.yaml");
+  ASSERT_EQ(capped.warnings.size(), 1u);
+  EXPECT_NE(capped.warnings[0].find("c.yaml:11: bonds[0] \"uplink\".classes: class \"bulk\" has "
+                                    "a rate cap and rides on PFC priority 3 "
+                                    "(scheduler.congestion.priority): braid drops what is over "
+                                    "its limit"),
+            std::string::npos)
+      << capped.warnings[0];
+  // On a lossy priority of its own: nothing to say.
+  EXPECT_TRUE(parse_config(two_member_bond("classes") +
+                               "\n      default: bulk\n      list: [{name: bulk, priority: 0, "
+                               "rate_cap: {mbps: 1000}}]\n",
+                           "c.yaml")
+                  .warnings.empty());
+  const Config starving = parse_config(
+      two_member_bond("scheduler") +
+          "{congestion: {source: sim}}\n    classes:\n      default: b\n      list: [{name: a, "
+          "min_share_permille: 950}, {name: b, priority: 0}]\n      rules: [{class: a, dscp: "
+          "26}]\n",
+      "c.yaml");
+  ASSERT_EQ(starving.warnings.size(), 1u) << starving.warnings[0];
+  EXPECT_NE(starving.warnings[0].find("the reserved shares add up to 950 permille: the classes "
+                                      "without one keep 50 permille"),
+            std::string::npos)
+      << starving.warnings[0];
+}
+
+TEST(ClassesConfig, ARateCapsBurstFollowsItsRateAndASmallOneIsWarnedOf) {
+  EXPECT_EQ(classify::default_burst_kb(2), 64u);
+  EXPECT_EQ(classify::default_burst_kb(40'000), 4883u);  // 1 ms at 40 Gbit/s
+  EXPECT_EQ(classify::default_burst_kb(800'000), classify::kMaxBurstKb);
+  const Config small = parse_config(two_member_bond("classes") +
+                                        "\n      default: bulk\n      list: [{name: bulk, "
+                                        "priority: 0, rate_cap: {mbps: 40000, burst_kb: 64}}]\n",
+                                    "c.yaml");
+  ASSERT_EQ(small.warnings.size(), 1u);
+  EXPECT_NE(small.warnings[0].find("rate_cap.burst_kb: 64 KiB is less than 288 KiB"),
+            std::string::npos)
+      << small.warnings[0];
 }
 
 TEST(ClassesConfig, AtMost64Rules) {

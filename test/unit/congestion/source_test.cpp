@@ -125,11 +125,12 @@ TEST(Mlx5Source, PausesDiscardsAndTxFromOneReadOfTheNetdevsEthtoolStats) {
   // rx_prio3_pause, rx_prio3_pause_duration: the 22.11 PMD has no such xstat, mlx5e has them.
   EXPECT_EQ(c.pause_frames, 48211u);
   EXPECT_EQ(c.pause_duration_us, 2410550u);
-  // rx_discards_phy and tx_packets_phy from the same read; the PMD's xstats (its renamed copies
-  // of them, read through the same ioctl) are not read at all.
-  EXPECT_EQ(c.discards, 1733u);
-  EXPECT_EQ(c.tx_packets, 1208173001u);
-  EXPECT_EQ(mlx5.xstats_reads, 0);
+  // tx_discards_phy (the transmit side; rx_discards_phy's 1733 are braid's own RX lacking
+  // buffers) from the same read; packets sent are what braid's queues sent (xstat
+  // tx_good_packets), not tx_packets_phy (everything the port sent, the host's RDMA included).
+  EXPECT_EQ(c.discards, 0u);
+  EXPECT_EQ(c.tx_packets, 908172635u);
+  EXPECT_EQ(mlx5.xstats_reads, 1);
   EXPECT_EQ(c.ecn_marked, 35121u);
   EXPECT_EQ(c.cnp, 8042u);
   EXPECT_EQ(c.present, F::kPauseFrames | F::kPauseDurationUs | F::kDiscards | F::kTxPackets |
@@ -138,13 +139,26 @@ TEST(Mlx5Source, PausesDiscardsAndTxFromOneReadOfTheNetdevsEthtoolStats) {
   EXPECT_TRUE(mlx5.log.lines.empty()) << joined(mlx5.log.lines);
 }
 
-TEST(Mlx5Source, DiscardsAndTxFallBackToThePmdsXstatsWhenTheNetdevLacksThem) {
+// Issue 34 item 3: a member's transmit weight fell for braid's own receive discards.
+TEST(Mlx5Source, DiscardsAreTheTransmitSidesNeverTheReceiveSides) {
   Mlx5 mlx5;
-  mlx5.netdevs["ens1f0np0"] =
-      without(mlx5.netdevs["ens1f0np0"], {"rx_discards_phy", "tx_packets_phy"});
+  for (auto& [name, value] : mlx5.netdevs["ens1f0np0"]) {
+    if (name == "tx_discards_phy") value = 17;
+  }
   const F c = mlx5.make()->read(0, 1);
-  EXPECT_EQ(c.discards, 1532u);         // xstat rx_phy_discard_packets
-  EXPECT_EQ(c.tx_packets, 908173001u);  // xstat tx_phy_packets
+  EXPECT_EQ(c.discards, 17u);  // not rx_discards_phy's 1733
+  EXPECT_TRUE(mlx5.log.lines.empty()) << joined(mlx5.log.lines);
+}
+
+TEST(Mlx5Source, DiscardsFallBackToThePmdsXstatsWhenTheNetdevLacksThem) {
+  Mlx5 mlx5;
+  mlx5.netdevs["ens1f0np0"] = without(mlx5.netdevs["ens1f0np0"], {"tx_discards_phy"});
+  for (auto& [name, value] : mlx5.xstats) {
+    if (name == "tx_phy_discard_packets") value = 5;
+  }
+  const F c = mlx5.make()->read(0, 1);
+  EXPECT_EQ(c.discards, 5u);            // xstat tx_phy_discard_packets
+  EXPECT_EQ(c.tx_packets, 908172635u);  // xstat tx_good_packets
   EXPECT_EQ(mlx5.xstats_reads, 1);
   EXPECT_EQ(c.pause_frames, 48211u);
   EXPECT_TRUE(mlx5.log.lines.empty()) << joined(mlx5.log.lines);
@@ -153,7 +167,7 @@ TEST(Mlx5Source, DiscardsAndTxFallBackToThePmdsXstatsWhenTheNetdevLacksThem) {
 TEST(Mlx5Source, OlderXstatNamesStillCountWithoutANetdev) {
   Mlx5 mlx5;
   mlx5.settings.netdevs = {"ens9f0np0"};  // named, but not there
-  mlx5.xstats = {{"rx_discards", 7}, {"tx_packets_phy", 900}};
+  mlx5.xstats = {{"tx_discards_phy", 7}, {"tx_good_packets", 900}};
   const F c = mlx5.make()->read(0, 1);
   EXPECT_EQ(c.discards, 7u);
   EXPECT_EQ(c.tx_packets, 900u);
@@ -173,8 +187,8 @@ TEST(Mlx5Source, WithoutANetdevThePausesAreLeftOutAndReportedOnce) {
     const F c = source->read(0, 1);
     EXPECT_FALSE(c.has(F::kPauseFrames));
     EXPECT_FALSE(c.has(F::kPauseDurationUs));
-    EXPECT_EQ(c.discards, 1532u);
-    EXPECT_EQ(c.tx_packets, 908173001u);
+    EXPECT_EQ(c.discards, 0u);  // xstat tx_phy_discard_packets
+    EXPECT_EQ(c.tx_packets, 908172635u);
     EXPECT_EQ(c.present, F::kDiscards | F::kTxPackets);
   }
   EXPECT_TRUE(mlx5.read.empty());
@@ -281,6 +295,23 @@ TEST(Mlx5Source, OfSeveralNetdevsOnOneFunctionTheOneWithPauseCountersIsRead) {
             "ens1f1np1 (congestion.netdevs names another)");
 }
 
+// Issue 34 item 3: 802.3x pause stops every priority; it was not read at all.
+TEST(Mlx5Source, ALinkLevelPauseCountsForEveryPriorityInUse) {
+  Mlx5 mlx5;
+  mlx5.settings.pfc = {3, pfc_mask({3, 4})};
+  // Link-level pause on, PFC off: mlx5e lists rx_global_* instead of rx_prio<N>_*.
+  Xstats& netdev = mlx5.netdevs["ens1f0np0"];
+  netdev = without(netdev, {"rx_prio3_pause", "rx_prio3_pause_duration", "rx_prio4_pause",
+                            "rx_prio4_pause_duration"});
+  netdev.push_back({"rx_global_pause", 300});
+  netdev.push_back({"rx_global_pause_duration", 15000});
+  const F c = mlx5.make()->read(0, 1);
+  EXPECT_EQ(c.pause_frames, 300u);
+  EXPECT_EQ(c.pause_duration_us, 15000u);
+  EXPECT_EQ(sched::on_priority(c, 4, 3).pause_frames, 300u);
+  EXPECT_EQ(sched::on_priority(c, 4, 3).pause_duration_us, 15000u);
+}
+
 TEST(Mlx5Source, NothingFoundAnywhereIsNamedOncePerCounterWithWhereItLooked) {
   Mlx5 mlx5;
   mlx5.settings.pci_addresses = {"0000:3b:00.1", "0000:99:00.0"};  // mlx5_1: old firmware; none
@@ -295,24 +326,20 @@ TEST(Mlx5Source, NothingFoundAnywhereIsNamedOncePerCounterWithWhereItLooked) {
     EXPECT_EQ(first.ecn_marked, 7u);
     EXPECT_FALSE(first.has(F::kCnp));  // mlx5_1 has no rp_cnp_handled
     const F second = source->read(1, 1);
-    EXPECT_EQ(second.present, 0u);
+    EXPECT_EQ(second.present, F::kTxPackets);
   }
-  // Member 0: 2 pause counters, discards, packets sent, rp_cnp_handled. Member 1: the netdev,
-  // discards, packets sent, the RDMA device. Once each, however many reads.
-  ASSERT_EQ(mlx5.log.lines.size(), 9u) << joined(mlx5.log.lines);
+  // Member 0: 2 pause counters, transmit discards, rp_cnp_handled. Member 1: the netdev,
+  // transmit discards, the RDMA device. Once each, however many reads (packets sent: the
+  // ixgbe's tx_good_packets).
+  ASSERT_EQ(mlx5.log.lines.size(), 7u) << joined(mlx5.log.lines);
   const std::string all = joined(mlx5.log.lines);
-  EXPECT_NE(all.find("congestion: member 0: discards (looked for rx_discards_phy in the ethtool "
-                     "stats of ens1f1np1, xstat rx_phy_discard_packets, xstat rx_discards_phy, "
-                     "xstat rx_discards) not available"),
+  EXPECT_NE(all.find("congestion: member 0: transmit discards (looked for tx_discards_phy in the "
+                     "ethtool stats of ens1f1np1, xstat tx_phy_discard_packets, xstat "
+                     "tx_discards_phy) not available"),
             std::string::npos)
       << all;
-  EXPECT_NE(all.find("congestion: member 0: packets sent (looked for tx_packets_phy in the "
-                     "ethtool stats of ens1f1np1, xstat tx_phy_packets, xstat tx_packets_phy) "
-                     "not available"),
-            std::string::npos)
-      << all;
-  EXPECT_NE(all.find("congestion: member 1: discards (looked for xstat rx_phy_discard_packets, "
-                     "xstat rx_discards_phy, xstat rx_discards) not available"),
+  EXPECT_NE(all.find("congestion: member 1: transmit discards (looked for xstat "
+                     "tx_phy_discard_packets, xstat tx_discards_phy) not available"),
             std::string::npos)
       << all;
 }
