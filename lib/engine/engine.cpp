@@ -453,6 +453,10 @@ void Engine::build_tx_probes(Worker& worker,
         if (info.nb_desc != 0) member.ring_size = info.nb_desc;
         member.report_interval = std::max<std::uint32_t>(info.conf.tx_rs_thresh, 1);
       }
+      // mlx5 reports no tx_rs_thresh; it completes every MLX5_TX_COMP_THRESH packets.
+      if (ports_[p]->driver().find("mlx5") != std::string::npos) {
+        member.report_interval = std::max(member.report_interval, kMlx5CompletionInterval);
+      }
     }
     worker.tx_probes.push_back(std::make_unique<TxQueueProbe>(worker.bond_egress[b].get(),
                                                               std::move(members), interval_cycles));

@@ -10,7 +10,16 @@
 // Intel PMDs read the completion bit of the next descriptor that reports it (every
 // tx_rs_thresh slots), so their answers move in steps of that interval and the last interval of
 // offsets wraps around to the oldest slots; the search stays below it and the count is exact to
-// one interval. Pure: the status function is injected.
+// one interval.
+//
+// mlx5 (DPDK 22.11, mlx5_tx_descriptor_status) answers "in use" for every packet between the
+// oldest one not yet completed and the newest, and asks the NIC for a completion only every
+// MLX5_TX_COMP_THRESH (32) packets: up to 31 packets the NIC sent long ago stay "in use" until
+// the next completion, so a queue that went quiet read up to 31 for ever. Counting from the
+// oldest, braid takes the interval less one off: a lower bound, exact to one interval, never a
+// queue that is not there. (Packets mlx5 inlined whole into the send queue hold no element and
+// are never counted: with small frames the depth reads low; doc/scheduler.md.) Pure: the status
+// function is injected.
 #pragma once
 
 #include <algorithm>
@@ -26,8 +35,8 @@ enum class DescriptorState : std::uint8_t {
 };
 
 // `status(offset)` answers for offsets 0..ring_size-1; `report_interval` is how many
-// descriptors the PMD completes at a time (tx_rs_thresh; 0 or 1 when it reports each one).
-// nullopt when any answer was kUnknown.
+// descriptors the PMD completes at a time (tx_rs_thresh, mlx5's completion threshold; 0 or 1
+// when it reports each one). nullopt when any answer was kUnknown.
 template <typename StatusFn>
 std::optional<std::uint32_t> tx_descriptors_in_use(StatusFn&& status, std::uint32_t ring_size,
                                                    std::uint32_t report_interval = 1) {
@@ -46,7 +55,8 @@ std::optional<std::uint32_t> tx_descriptors_in_use(StatusFn&& status, std::uint3
     if (state == DescriptorState::kUnknown) return std::nullopt;
     (state == oldest ? low : high) = middle;
   }
-  if (in_use_first) return high;               // in use: offsets [0, high)
+  // In use: offsets [0, high), of which up to an interval less one may be sent and not completed.
+  if (in_use_first) return high - std::min(high, std::max(report_interval, 1u) - 1);
   return high == end ? 0u : ring_size - high;  // in use: offsets [high, ring_size)
 }
 

@@ -28,6 +28,9 @@ namespace braid::engine {
 // Descriptor reads: the scheduler reads depths every control period (10 ms by default); a 1 ms
 // old count is fresh enough, and 11 reads per member per millisecond cost nothing measurable.
 inline constexpr std::uint64_t kQueueProbeIntervalUs = 1000;
+// mlx5 asks the NIC for a TX completion every this many packets (MLX5_TX_COMP_THRESH,
+// drivers/net/mlx5/mlx5_defs.h in DPDK 22.11) and reports no tx_rs_thresh.
+inline constexpr std::uint32_t kMlx5CompletionInterval = 32;
 
 class TxQueueProbe {
  public:
