@@ -11,9 +11,9 @@
 //
 // Judge. Clean -> degraded when the window holds at least min_frames and its rate is above
 // degrade_ppm. Degraded -> clean when every judgement for recover_hold_ns said "clean": a window
-// of at least min_frames below recover_ppm, or a window with fewer frames and no error at all (an
-// idle window is no evidence of errors; counting it as clean keeps a member cut to weight 0 from
-// staying degraded forever). Anything else restarts the hold. Between recover_ppm and
+// without any error (an idle window is no evidence of errors; counting it as clean keeps a member
+// cut to weight 0 from staying degraded forever, and recover_ppm 0 means "no errors"), or one of
+// at least min_frames below recover_ppm. Anything else restarts the hold. Between recover_ppm and
 // degrade_ppm nothing changes: that band is the hysteresis.
 #pragma once
 

@@ -163,6 +163,22 @@ TEST(ErrorRateJudge, AnIdleWindowWithoutErrorsCountsTowardsRecovery) {
   EXPECT_TRUE(lossy.judge.degraded());
 }
 
+// Issue 34 item 4: recover_ppm 0 ("no errors") kept a busy member degraded for ever: a rate is
+// never below 0.
+TEST(ErrorRateJudge, RecoverZeroMeansAWindowWithoutErrors) {
+  SignalSettings settings;
+  settings.recover_ppm = 0;
+  settings.recover_hold_ns = 5 * kS;
+  Feed feed(settings);
+  feed.second(0, 100'000);
+  ASSERT_TRUE(feed.second(1'000, 100'000));
+  std::uint64_t recovered = 0;
+  for (int s = 0; s < 30 && !recovered; ++s) {
+    if (feed.second(0, 100'000)) recovered = feed.now;
+  }
+  EXPECT_EQ(recovered, 17 * kS);  // the burst left at 12 s, then 5 s of hold
+}
+
 TEST(ErrorRateJudge, ASignalThatIsNotJudgedNeverDegrades) {
   SignalSettings settings;
   settings.judged = false;
