@@ -5,6 +5,7 @@
 #include <cerrno>
 
 #include "engine/tx_descriptors_in_use.hpp"
+#include "linkemu/link_registry.hpp"
 
 namespace braid::engine {
 namespace {
@@ -42,9 +43,10 @@ void TxQueueProbe::measure(std::uint64_t now_tsc, datapath::WorkerCounters& coun
     const MemberQueue& member = members_[m];
     if (methods_[m] == Method::kUntried) {
       // Asked once: a PMD that does not implement it never will.
-      methods_[m] = rte_eth_tx_descriptor_status(member.port, member.queue, 0) == -ENOTSUP
-                        ? Method::kBufferOnly
-                        : Method::kDescriptorStatus;
+      methods_[m] = rte_eth_tx_descriptor_status(member.port, member.queue, 0) != -ENOTSUP
+                        ? Method::kDescriptorStatus
+                    : linkemu::attached_link(member.port) ? Method::kEmulatedLink
+                                                          : Method::kBufferOnly;
     }
     Reading reading{member.buffer != nullptr ? member.buffer->pending() : 0u, false, now_tsc,
                     generation};
@@ -62,6 +64,11 @@ void TxQueueProbe::measure(std::uint64_t now_tsc, datapath::WorkerCounters& coun
         reading.packets += *in_use;
         reading.descriptors = true;
       }
+      // This worker's own queue, for its ECN marking at every burst until the next reading.
+      if (egress_ != nullptr) egress_->note_queue(m, in_use.value_or(0));
+    } else if (methods_[m] == Method::kEmulatedLink && descriptors_due && egress_ != nullptr) {
+      const std::optional<linkemu::LinkReading> link = linkemu::attached_link(member.port);
+      egress_->note_queue(m, link ? link->queue_depth : 0);
     }
     published_[m].store(reading);
   }

@@ -62,7 +62,9 @@ class TxQueueProbe {
   Reading reading(std::size_t member) const;
 
  private:
-  enum class Method : std::uint8_t { kUntried, kDescriptorStatus, kBufferOnly };
+  // kEmulatedLink: no descriptor status, but a link emulator holds the member's queue (tests and
+  // benchmarks): its depth is what this worker's ECN marking sees.
+  enum class Method : std::uint8_t { kUntried, kDescriptorStatus, kBufferOnly, kEmulatedLink };
 
   bond::BondEgress* egress_;
   std::vector<MemberQueue> members_;

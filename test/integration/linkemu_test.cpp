@@ -230,6 +230,54 @@ TEST(EmulatedLinks, EcnMarksFollowTheMembersQueueAndOnlyTheClassThatAsks) {
   EXPECT_EQ(rig.injected(), rig.received_total() + totals.dropped() + rig.link_drops());
 }
 
+// Issue 34 item 5: ECN marks on the queue a packet joins as it is now (the worker's own, read
+// every millisecond), not on the bond's depth as the scheduler last read it: with a 1 s scheduler
+// period that said nothing for this whole test. Member 3 is paused for 100 ms: its queue fills
+// (128 packets) and what was sent into it beyond 16 deep arrives CE as it drains after the pause;
+// 50 ms after the pause the queue has long drained and what is sent then arrives unmarked.
+TEST(EmulatedLinks, EcnMarksTheQueueAsItIsNowNotAsTheSchedulerLastReadIt) {
+  BondRig rig(4,
+              ", mode: static, buckets: 1024, lldp: off, scheduler: {policy: hash, period_ms: "
+              "1000, congestion: {source: sim}}, classes: {default: marked, list: [{name: marked, "
+              "ecn: {kmin_descriptors: 4, kmax_descriptors: 16, pmax_permille: 200}}]}",
+              256, slow_link());
+  std::uint64_t pause_end_ns = UINT64_MAX;
+  std::uint64_t stood = 0, stood_ce = 0, drained = 0, drained_ce = 0;
+  rig.intercept([&](const rte_mbuf* frame, std::size_t member) {
+    const auto* bytes = rte_pktmbuf_mtod(frame, const std::uint8_t*);
+    const std::optional<std::uint64_t> arrived = linkemu::RingLink::arrival_ns(frame);
+    if (member != 3 || !arrived || frame->data_len < 64 || bytes[12] != 0x08) return false;
+    const bool ce = (bytes[15] & 0x03) == 0x03;
+    if (*arrived >= pause_end_ns && *arrived < pause_end_ns + 6 * kMs) {
+      ++stood;  // sent into the standing queue (it drains in about 13 ms)
+      stood_ce += ce ? 1 : 0;
+    } else if (pause_end_ns != UINT64_MAX && *arrived > pause_end_ns + 50 * kMs) {
+      ++drained;
+      drained_ce += ce ? 1 : 0;
+    }
+    return false;
+  });
+  rig.engine().start();
+  rig.run_at_rate(40'000, 100 * kMs);
+  pause_end_ns = monotonic_ns() + 100 * kMs;
+  rig.link(3).pause_for(100 * kMs);
+  rig.run_at_rate(40'000, 400 * kMs);
+  rig.settle();
+  rig.engine().stop();
+  rig.drain_links();
+  std::printf("member 3: %llu of %llu CE from the standing queue, %llu of %llu after it drained\n",
+              static_cast<unsigned long long>(stood_ce), static_cast<unsigned long long>(stood),
+              static_cast<unsigned long long>(drained_ce),
+              static_cast<unsigned long long>(drained));
+  ASSERT_GT(stood, 20u);
+  ASSERT_GT(drained, 500u);
+  EXPECT_GT(static_cast<double>(stood_ce) / static_cast<double>(stood), 0.5)
+      << stood_ce << " of " << stood;
+  // A shared CPU can stall the thread that drains the links and let a queue stand a moment.
+  EXPECT_LT(static_cast<double>(drained_ce) / static_cast<double>(drained), 0.05)
+      << drained_ce << " of " << drained;
+}
+
 // Issue 16: a PFC storm (the peer pauses member 3 without end: a pause frame every millisecond,
 // each for a millisecond) is declared by the watchdog once member 3's queue has sent nothing for
 // storm_detect_ms under pauses; the member leaves the bond (health pfc_storm) and the others

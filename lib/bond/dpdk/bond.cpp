@@ -131,7 +131,6 @@ Bond::Bond(const config::BondConfig& config, std::vector<drivers::EthdevPort*> m
       shared_.ecn[c] = &*classes[c].ecn;
       shared_.ecn_classes = static_cast<std::uint8_t>(shared_.ecn_classes | 1u << c);
     }
-    shared_.member_depth = queue_depth_.data();
     // The share arbiter splits a short member by them; the PFC watchdog asks whether a
     // priority had anything to send.
     shared_.count_offered = config_.classes.reserving() || config_.scheduler.pfc_watchdog.enabled;

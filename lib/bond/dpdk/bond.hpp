@@ -250,11 +250,6 @@ class Bond {
   const std::vector<std::unique_ptr<BucketActivityArray>>& activity() const {
     return worker_counts_.activity();
   }
-  // The member's queue depth in packets as the scheduler read it (control thread, every
-  // period): what the workers' ECN marking judges by.
-  void set_queue_depth(std::size_t member, std::uint32_t packets) {
-    queue_depth_[member].store(packets, std::memory_order_relaxed);
-  }
 
   const std::string& name() const { return config_.name; }
   const config::BondConfig& config() const { return config_; }
@@ -374,7 +369,6 @@ class Bond {
   // Per member, its partner's source address for the workers' policers (BondShared).
   std::array<std::atomic<std::uint64_t>, kMaxMembers> partner_sources_{};
   std::unique_ptr<classify::Classifier> classifier_;
-  std::array<std::atomic<std::uint32_t>, kMaxMembers> queue_depth_{};
 };
 
 }  // namespace braid::bond

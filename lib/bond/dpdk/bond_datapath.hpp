@@ -58,6 +58,14 @@ class BondEgress {
     adopt_newest(counters);
     flush_after_failover();
   }
+  // This worker's own TX queue on `member`: descriptors in use as its queue probe last read them
+  // (at most kQueueProbeIntervalUs ago), what its ECN marking adds its TX buffer to.
+  void note_queue(std::size_t member, std::uint32_t descriptors) {
+    if (member >= kMaxMembers) return;
+    queue_[member] = descriptors;
+    queue_known_[member] = true;
+  }
+
   // The generation of the table this worker distributes on (its acknowledgement to the
   // scheduler, through the queue probe: held moves wait for every worker's).
   std::uint64_t seen_generation() const { return seen_; }
@@ -211,8 +219,13 @@ class BondEgress {
   }
 
   // braid's own ECN marking: each packet of a class with a profile is chosen with the
-  // probability its member's queue depth gives (thresholds once per burst, one draw per packet)
-  // and, when ECT, marked CE. A packet whose buffer another reference shares is never written.
+  // probability the depth of this worker's own queue on its member gives (as a switch marks on
+  // its instantaneous queue): the descriptors in use its probe read last, at most 1 ms ago, plus
+  // what its TX buffer holds now; thresholds once per burst, one draw per packet; when ECT,
+  // marked CE. Not the bond's depth of the last scheduler period summed over workers: that
+  // marked up to a period after a burst had drained, missed bursts shorter than a period, and
+  // marked less the more workers there were. A packet whose buffer another reference shares is
+  // never written.
   void mark_ecn(const BondTable& table, rte_mbuf* const* packets, std::uint16_t n,
                 const std::uint32_t* slots) {
     std::array<std::array<std::uint64_t, kMaxMembers>, classify::kMaxClasses> threshold;
@@ -220,8 +233,11 @@ class BondEgress {
     for (std::size_t c = 0; c < classify::kMaxClasses; ++c) {
       if ((classes >> c & 1) == 0) continue;
       for (std::uint16_t m = 0; m < shared_->member_count; ++m) {
-        threshold[c][m] = ecn::mark_threshold(
-            *shared_->ecn[c], shared_->member_depth[m].load(std::memory_order_relaxed));
+        // An unknown queue (no descriptor status, no emulated link) is not its buffer alone.
+        const datapath::TxBuffer* buffer = member_tx_[m];
+        const std::uint32_t depth =
+            queue_known_[m] ? queue_[m] + (buffer != nullptr ? buffer->pending() : 0u) : 0u;
+        threshold[c][m] = ecn::mark_threshold(*shared_->ecn[c], depth);
       }
     }
     for (std::uint16_t i = 0; i < n; ++i) {
@@ -338,6 +354,8 @@ class BondEgress {
   // Per class, the next bucket a sprayed packet takes (the class's table walked round robin).
   std::array<std::uint32_t, classify::kMaxClasses> spray_next_{};
   ClassPolicer policer_;
+  std::array<std::uint32_t, kMaxMembers> queue_{};  // note_queue: this worker's own, per member
+  std::array<bool, kMaxMembers> queue_known_{};
   SplitMix64 ecn_random_{reinterpret_cast<std::uintptr_t>(this)};  // any seed; one per worker
 };
 

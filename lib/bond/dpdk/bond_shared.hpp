@@ -40,12 +40,10 @@ struct BondShared {
   // The bond's traffic classes (bonds[].classes; null: none): every frame the bond distributes
   // is classified, counted (ClassHits) and sent by its class's table.
   const classify::Classifier* classifier = nullptr;
-  // braid's own ECN marking (classes.list[].ecn): per class its profile (null: off), the classes
-  // that have one (bit c), and per member its queue depth in packets as the bond's scheduler
-  // last read it (every period: the marking follows the queue at that pace).
+  // braid's own ECN marking (classes.list[].ecn): per class its profile (null: off) and the
+  // classes that have one (bit c); each worker marks on its own queue (BondEgress::note_queue).
   std::array<const ecn::EcnProfile*, classify::kMaxClasses> ecn{};
   std::uint8_t ecn_classes = 0;
-  const std::atomic<std::uint32_t>* member_depth = nullptr;
   // Reserved shares and rate caps (classes.list[].min_share_permille, rate_cap): the classes a
   // worker polices (bit c: capped, or giving way while some class reserves a share), each cap's
   // burst in bytes, and whether the packets each class offers each member are counted (some

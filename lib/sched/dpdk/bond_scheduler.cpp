@@ -152,7 +152,6 @@ void BondScheduler::gather_inputs(std::uint64_t now_ns) {
     const MemberQueue queue =
         queue_depth_ ? queue_depth_(m) : MemberQueue{std::nullopt, kCountedNow};
     inputs_[m].queue_depth = queue.packets;
-    bond_.set_queue_depth(m, queue.packets.value_or(0));
     inputs_[m].counted_ns = queue.counted_ns;
     inputs_[m].acked_generation = queue.acked_generation;
     if (source_) {
