@@ -89,6 +89,8 @@ class EthdevPort {
   // Every TX queue of the port only ever sees one mempool (the engine's topology analysis).
   bool single_pool_tx() const { return single_pool_tx_; }
   const std::string& driver() const { return driver_; }
+  // An NVIDIA ConnectX port (the mlx5 PMD: driver "mlx5_pci").
+  bool is_mlx5() const { return driver_.find("mlx5") != std::string::npos; }
   const std::vector<std::string>& notes() const { return notes_; }  // adjustments made, to log
 
  private:

@@ -41,10 +41,15 @@ inline constexpr std::uint32_t kMinDefaultBurstKb = 64;
 // a burst arriving at once, however far below the cap the class's rate is.
 inline constexpr std::uint32_t kJumboBurstBytes = 32 * 9216;
 
-// A rate cap's committed burst when the config names none: what the cap passes in 1 ms (rate x
-// RTT, with a data centre's RTT under load), at least kMinDefaultBurstKb.
+// What a cap of `mbps` passes in 1 ms (rate x RTT, with a data centre's RTT under load).
+constexpr std::uint64_t bytes_per_ms(std::uint32_t mbps) {
+  return std::uint64_t{mbps} * 125;
+}
+
+// A rate cap's committed burst when the config names none: bytes_per_ms, in KiB rounded up, at
+// least kMinDefaultBurstKb.
 constexpr std::uint32_t default_burst_kb(std::uint32_t mbps) {
-  const std::uint64_t kb = (std::uint64_t{mbps} * 125 + 1023) / 1024;  // mbps x 1 ms, in KiB
+  const std::uint64_t kb = (bytes_per_ms(mbps) + 1023) / 1024;
   return static_cast<std::uint32_t>(kb < kMinDefaultBurstKb ? kMinDefaultBurstKb
                                     : kb > kMaxBurstKb      ? kMaxBurstKb
                                                             : kb);

@@ -4,8 +4,6 @@
 #include <map>
 #include <stdexcept>
 
-#include "flow/parser.hpp"
-
 namespace braid::classify {
 namespace {
 
@@ -148,13 +146,7 @@ ClassId Classifier::classify(const flow::FlowKey& key) const {
 }
 
 ClassId Classifier::classify(ByteSpan frame) const {
-  FrameFields fields;
-  if (!fields_from_frame(frame, fields)) {
-    flow::FlowKey key;
-    flow::parse_flow_key(frame, key);
-    fields_from_key(key, fields);
-  }
-  return classify(fields);
+  return classify(fields_of(frame));
 }
 
 int Classifier::first_rule(const FrameFields& fields) const {

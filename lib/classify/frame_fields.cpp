@@ -163,13 +163,18 @@ bool fields_from_frame(ByteSpan frame, FrameFields& fields) {
   return level_from_frame(frame, fields.outer, &fields);
 }
 
-bool is_roce_cnp(ByteSpan frame) {
+FrameFields fields_of(ByteSpan frame) {
   FrameFields fields;
   if (!fields_from_frame(frame, fields)) {
     flow::FlowKey key;
     flow::parse_flow_key(frame, key);
     fields_from_key(key, fields);
   }
+  return fields;
+}
+
+bool is_roce_cnp(ByteSpan frame) {
+  const FrameFields fields = fields_of(frame);
   return fields.outer.roce_opcode == kRoceCnpOpcode ||
          (fields.tunnel && fields.inner.roce_opcode == kRoceCnpOpcode);
 }

@@ -64,6 +64,9 @@ inline HeaderFields fields_from_l34(const flow::L34Fields& l34) {
 // fields_from_key.
 bool fields_from_frame(ByteSpan frame, FrameFields& fields);
 
+// Any frame's fields: the fast path, else the full parser (flow::parse_flow_key).
+FrameFields fields_of(ByteSpan frame);
+
 // RoCEv2 congestion notification packets (IBTA Annex A17: BTH opcode 0x81).
 inline constexpr std::uint16_t kRoceCnpOpcode = 0x81;
 

@@ -189,7 +189,7 @@ std::optional<classify::RateCap> read_class_rate_cap(const YamlReader& in, const
   // cap are dropped (32 jumbo frames at once against 64 KiB: 7 pass).
   const std::uint64_t burst = std::uint64_t{cap.burst_kb} * 1024;
   const std::uint64_t wanted =
-      std::min<std::uint64_t>(classify::kJumboBurstBytes, std::uint64_t{cap.mbps} * 125'000 / 1000);
+      std::min<std::uint64_t>(classify::kJumboBurstBytes, classify::bytes_per_ms(cap.mbps));
   if (burst < wanted) {
     in.warn(node["burst_kb"], at + ".burst_kb",
             std::to_string(cap.burst_kb) + " KiB is less than " +

@@ -454,7 +454,7 @@ void Engine::build_tx_probes(Worker& worker,
         member.report_interval = std::max<std::uint32_t>(info.conf.tx_rs_thresh, 1);
       }
       // mlx5 reports no tx_rs_thresh; it completes every MLX5_TX_COMP_THRESH packets.
-      if (ports_[p]->driver().find("mlx5") != std::string::npos) {
+      if (ports_[p]->is_mlx5()) {
         member.report_interval = std::max(member.report_interval, kMlx5CompletionInterval);
       }
     }

@@ -57,8 +57,8 @@ bool ErrorRateJudge::judge(const ErrorRateWindow& window, std::uint64_t now_ns) 
   }
   // No error at all is clean whatever the thresholds: with recover_ppm 0 a busy member (always
   // enough frames, a rate never below 0) stayed degraded for ever.
-  const bool clean = window.errors() == 0 ||
-                     (enough_frames && rate < static_cast<double>(settings_.recover_ppm));
+  const bool clean =
+      window.errors() == 0 || (enough_frames && rate < static_cast<double>(settings_.recover_ppm));
   if (!clean) {
     clean_since_ns_.reset();
     return false;

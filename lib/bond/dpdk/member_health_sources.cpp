@@ -16,7 +16,7 @@ MemberHealthSources::MemberHealthSources(const drivers::EthdevPort& port, std::s
                  port_name.c_str(), line.c_str());
   };
   const config::CongestionConfig& names = bond.scheduler.congestion;
-  if (port.driver().find("mlx5") != std::string::npos) {
+  if (port.is_mlx5()) {
     std::string netdev = member < names.netdevs.size() ? names.netdevs[member] : "";
     if (netdev.empty()) {
       rte_eth_dev_info info{};

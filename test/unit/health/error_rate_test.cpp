@@ -77,6 +77,13 @@ struct Feed {
     window.sample(now, counters);
     return judge.judge(window, now);
   }
+  // Clean seconds of `frames` each (at most 30) until the verdict changes: when it did, or 0.
+  std::uint64_t recovered_at(std::uint64_t frames) {
+    for (int s = 0; s < 30; ++s) {
+      if (second(0, frames)) return now;
+    }
+    return 0;
+  }
 };
 
 TEST(ErrorRateJudge, DegradesAboveTheThresholdOnceEnoughFramesWereSeen) {
@@ -149,11 +156,8 @@ TEST(ErrorRateJudge, AnIdleWindowWithoutErrorsCountsTowardsRecovery) {
   feed.second(0, 100'000);
   ASSERT_TRUE(feed.second(1'000, 100'000));
   // Cut to weight 0, the link goes idle: no frames, no errors.
-  std::uint64_t recovered = 0;
-  for (int s = 0; s < 30 && !recovered; ++s) {
-    if (feed.second(0, 0)) recovered = feed.now;
-  }
-  EXPECT_EQ(recovered, 17 * kS);  // the burst left at 12 s, then 5 s of hold
+  EXPECT_EQ(feed.recovered_at(0),
+            17 * kS);  // the burst left at 12 s, then 5 s of hold
   // ... but an idle window that still has errors is not clean.
   Feed lossy(settings);
   lossy.second(0, 100'000);
@@ -172,11 +176,8 @@ TEST(ErrorRateJudge, RecoverZeroMeansAWindowWithoutErrors) {
   Feed feed(settings);
   feed.second(0, 100'000);
   ASSERT_TRUE(feed.second(1'000, 100'000));
-  std::uint64_t recovered = 0;
-  for (int s = 0; s < 30 && !recovered; ++s) {
-    if (feed.second(0, 100'000)) recovered = feed.now;
-  }
-  EXPECT_EQ(recovered, 17 * kS);  // the burst left at 12 s, then 5 s of hold
+  EXPECT_EQ(feed.recovered_at(100'000),
+            17 * kS);  // the burst left at 12 s, then 5 s of hold
 }
 
 TEST(ErrorRateJudge, ASignalThatIsNotJudgedNeverDegrades) {
